@@ -1,0 +1,54 @@
+// spk/impl/kokkos_compat.hpp: everything in spk that depends on the Kokkos version.
+//
+// spk compiles against Kokkos 3.4 and Kokkos 4.x. Code elsewhere uses only APIs common to both;
+// the few names that differ are given one spelling here.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#ifndef KOKKOS_VERSION
+#error "spk: Kokkos does not define KOKKOS_VERSION (spk needs Kokkos 3.4 or newer)"
+#endif
+#if KOKKOS_VERSION < 30400
+#error "spk: Kokkos 3.4 or newer is required"
+#endif
+
+namespace spk {
+namespace impl {
+
+/// The host mirror type of a view (`HostMirror` in Kokkos 3.x and 4.x, `host_mirror_type` later).
+#if KOKKOS_VERSION >= 40700
+template <class View>
+using host_mirror_t = typename View::host_mirror_type;
+#else
+template <class View>
+using host_mirror_t = typename View::HostMirror;
+#endif
+
+/// Memory space of anything a Kokkos::View accepts as its device argument.
+template <class Device>
+using memory_space_t = typename Kokkos::View<int*, Device>::memory_space;
+
+/// Execution space of anything a Kokkos::View accepts as its device argument.
+template <class Device>
+using execution_space_t = typename Kokkos::View<int*, Device>::execution_space;
+
+/// Kokkos::Device<exec, mem> made from anything a Kokkos::View accepts as its device argument.
+template <class Device>
+using device_t = Kokkos::Device<execution_space_t<Device>, memory_space_t<Device>>;
+
+/// Square root on host and device (Kokkos::Experimental::sqrt before Kokkos 3.7).
+template <class T>
+KOKKOS_INLINE_FUNCTION T sqrt(T x) {
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::sqrt(x);
+#else
+  return Kokkos::Experimental::sqrt(x);
+#endif
+}
+
+/// The device of host-side copies.
+using HostDevice = Kokkos::Device<Kokkos::DefaultHostExecutionSpace, Kokkos::HostSpace>;
+
+}  // namespace impl
+}  // namespace spk
