@@ -155,7 +155,7 @@ std::vector<typename View::non_const_value_type> to_vector(const View& v) {
 /// Device view filled from a host vector.
 template <class Device, class T>
 Kokkos::View<T*, Device> to_view(const std::vector<T>& v, const char* label = "spk_test") {
-  Kokkos::View<T*, Device> d(label, v.size());
+  Kokkos::View<T*, Device> d(std::string(label), v.size());
   auto h = Kokkos::create_mirror_view(d);
   for (std::size_t i = 0; i < v.size(); ++i) h(i) = v[i];
   Kokkos::deep_copy(d, h);

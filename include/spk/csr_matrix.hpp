@@ -3,6 +3,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -12,6 +13,14 @@
 #include <spk/scalar.hpp>
 
 namespace spk {
+
+namespace impl {
+/// Data that kernels derive from a matrix's structure (row statistics, plans, an explicit
+/// transpose), computed on first use and shared by all copies of the matrix. Opaque here.
+struct AnalysisSlot {
+  std::shared_ptr<void> data;
+};
+}  // namespace impl
 
 /// Compressed sparse row matrix: `row_map` (nrows + 1 offsets), `col_idx` and `values` (nnz each).
 ///
@@ -66,6 +75,17 @@ class CsrMatrix {
             col_idx_.extent(0), " entries but values has ", values_.extent(0));
   }
 
+  /// Wraps existing views (no copy) like the constructor above and keeps `owner` alive for as
+  /// long as this matrix or any copy of it. For views that do not own their memory (unmanaged
+  /// views, e.g. the non-const alias of another library's const row map made by
+  /// spk::from_kokkos_kernels): `owner` holds what does. Views taken out of such a matrix with
+  /// row_map() etc. are valid only while the matrix (or a copy) lives.
+  CsrMatrix(ordinal_type nrows, ordinal_type ncols, row_map_type row_map, index_type col_idx,
+            values_type values, std::shared_ptr<const void> owner)
+      : CsrMatrix(nrows, ncols, row_map, col_idx, values) {
+    owner_ = std::move(owner);
+  }
+
   ordinal_type nrows() const { return nrows_; }
   ordinal_type ncols() const { return ncols_; }
   /// Number of stored entries (the extent of col_idx and values).
@@ -74,6 +94,14 @@ class CsrMatrix {
   const row_map_type& row_map() const { return row_map_; }
   const index_type& col_idx() const { return col_idx_; }
   const values_type& values() const { return values_; }
+  /// What keeps unmanaged views of this matrix alive (see the constructor above); empty for
+  /// matrices that own their views. Pass it on when wrapping this matrix's views elsewhere.
+  const std::shared_ptr<const void>& owner() const { return owner_; }
+
+  /// Kernels' cache of structure-derived data (see impl::AnalysisSlot), shared by copies.
+  impl::AnalysisSlot& analysis() const { return *analysis_; }
+  /// Drops the cached analysis; call after changing row_map or col_idx in place.
+  void invalidate_analysis() const { analysis_->data.reset(); }
 
   /// Bytes held by the three arrays.
   std::size_t memory_bytes() const {
@@ -93,6 +121,8 @@ class CsrMatrix {
   row_map_type row_map_;
   index_type col_idx_;
   values_type values_;
+  std::shared_ptr<const void> owner_;  // keeps unmanaged views' memory alive (usually empty)
+  std::shared_ptr<impl::AnalysisSlot> analysis_ = std::make_shared<impl::AnalysisSlot>();
 };
 
 /// Deep copy of a CSR matrix into the memory space of DstDevice (a new matrix, same types).

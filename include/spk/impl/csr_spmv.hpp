@@ -1,9 +1,23 @@
-// spk/impl/csr_spmv.hpp: CSR SpMV kernels (one row per thread; transposed with atomics).
+// spk/impl/csr_spmv.hpp: CSR SpMV kernels.
+//
+// - CsrVectorSpmv: rows split into chunks of rows_per_team; a team of team_size vectors with
+//   vector_length lanes each; lanes of a vector reduce one row (vector_length 1 is the
+//   one-row-per-thread kernel). Static (team t takes chunk t) or dynamic (persistent teams take
+//   chunks from an atomic counter) scheduling. The same functor scatters with atomics for
+//   op = T / H.
+// - CsrBalancedSpmv: the nonzeros are cut into equal windows of chunk_nnz entries, one team each
+//   (row-block splitting). A team loads its window's products coalesced into team scratch, then
+//   sums the rows that start in the window; a row that continues past the window leaves a
+//   partial sum that a small fix-up kernel completes, so no atomics and no imbalance from long
+//   rows.
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <cstdint>
 
 #include <spk/csr_matrix.hpp>
+#include <spk/csr_spmv_params.hpp>
+#include <spk/error.hpp>
 #include <spk/mode.hpp>
 #include <spk/scalar.hpp>
 
@@ -20,44 +34,259 @@ void scale_vector(const ExecSpace& space, S beta, const YView& y) {
       KOKKOS_LAMBDA(const std::size_t i) { y(i) = zero ? traits::zero() : beta * y(i); });
 }
 
-/// y = alpha * A * x + beta * y, one row per thread.
-template <class S, class O, class F, class D, class XView, class YView>
-void csr_spmv_n_row_per_thread(S alpha, const CsrMatrix<S, O, F, D>& a, const XView& x, S beta,
-                               const YView& y) {
-  using traits = scalar_traits<S>;
-  using exec = typename CsrMatrix<S, O, F, D>::execution_space;
-  const auto row_map = a.row_map();
-  const auto col_idx = a.col_idx();
-  const auto values = a.values();
-  const bool beta_zero = beta == traits::zero();
-  Kokkos::parallel_for(
-      "spk::csr_spmv_n", Kokkos::RangePolicy<exec>(0, a.nrows()), KOKKOS_LAMBDA(const O i) {
-        S sum = traits::zero();
-        for (F k = row_map(i); k < row_map(i + 1); ++k) sum += values(k) * x(col_idx(k));
-        y(i) = beta_zero ? alpha * sum : alpha * sum + beta * y(i);
-      });
+/// atomic y += v, component-wise for complex values (two native atomics instead of a lock).
+template <class S>
+KOKKOS_INLINE_FUNCTION void atomic_add_value(S* dst, const S& v) {
+  Kokkos::atomic_add(dst, v);
+}
+template <class Real>
+KOKKOS_INLINE_FUNCTION void atomic_add_value(Kokkos::complex<Real>* dst,
+                                             const Kokkos::complex<Real>& v) {
+  Real* parts = reinterpret_cast<Real*>(dst);
+  Kokkos::atomic_add(parts, v.real());
+  Kokkos::atomic_add(parts + 1, v.imag());
 }
 
-/// y = alpha * op(A) * x + beta * y for op = T or H, scattering with atomics (no transpose is
-/// materialised).
-template <class S, class O, class F, class D, class XView, class YView>
-void csr_spmv_t_atomic(Mode mode, S alpha, const CsrMatrix<S, O, F, D>& a, const XView& x,
-                       S beta, const YView& y) {
+/// x as a read-only, random-access view (the texture/__ldg path on CUDA).
+template <class XView>
+using random_access_t =
+    Kokkos::View<const typename XView::non_const_value_type*, typename XView::array_layout,
+                 typename XView::device_type, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+
+/// Throws std::invalid_argument when a team of team_size x vector_length cannot be launched.
+template <class Policy, class Functor>
+void check_team_size(const Policy& policy, const Functor& f, int team_size, int vector_length) {
+  using exec = typename Policy::execution_space;
+  const int max_team = policy.team_size_max(f, Kokkos::ParallelForTag());
+  require(team_size <= max_team, "spk::spmv", "team size ", team_size, " (vector length ",
+          vector_length, ") exceeds the maximum ", max_team, " of execution space ",
+          exec::name());
+}
+
+template <class Matrix, class XView, class YView>
+struct CsrVectorSpmv {
+  using S = typename Matrix::value_type;
+  using O = typename Matrix::ordinal_type;
+  using F = typename Matrix::size_type;
+  using exec = typename Matrix::execution_space;
+  using member = typename Kokkos::TeamPolicy<exec>::member_type;
   using traits = scalar_traits<S>;
-  using exec = typename CsrMatrix<S, O, F, D>::execution_space;
-  scale_vector(exec(), beta, y);
-  const auto row_map = a.row_map();
-  const auto col_idx = a.col_idx();
-  const auto values = a.values();
-  const bool conj = mode == Mode::H;
-  Kokkos::parallel_for(
-      "spk::csr_spmv_t_atomic", Kokkos::RangePolicy<exec>(0, a.nrows()),
-      KOKKOS_LAMBDA(const O i) {
+
+  typename Matrix::row_map_type::const_type row_map;
+  typename Matrix::index_type::const_type col_idx;
+  typename Matrix::values_type::const_type values;
+  random_access_t<XView> x;
+  YView y;
+  S alpha, beta;
+  bool beta_zero;
+  Mode mode;
+  O nrows;
+  O rows_per_team;
+  O nchunks;
+  Kokkos::View<O*, typename Matrix::device_type> counter;  // dynamic schedule only
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    if (counter.extent(0) == 0) {
+      chunk(team, O(team.league_rank()));
+      return;
+    }
+    while (true) {
+      O c = 0;
+      Kokkos::single(
+          Kokkos::PerTeam(team), [&](O& v) { v = Kokkos::atomic_fetch_add(&counter(0), O(1)); },
+          c);
+      if (c >= nchunks) break;
+      chunk(team, c);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void chunk(const member& team, O c) const {
+    const O begin = c * rows_per_team;
+    const O end = begin + rows_per_team < nrows ? begin + rows_per_team : nrows;
+    if (mode == Mode::N) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O i) {
+        S sum = traits::zero();
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, row_map(i), row_map(i + 1)),
+            [&](const F k, S& s) { s += values(k) * x(col_idx(k)); }, sum);
+        Kokkos::single(Kokkos::PerThread(team), [&]() {
+          y(i) = beta_zero ? alpha * sum : alpha * sum + beta * y(i);
+        });
+      });
+    } else {
+      const bool conj = mode == Mode::H;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O i) {
         const S xi = alpha * x(i);
-        for (F k = row_map(i); k < row_map(i + 1); ++k) {
-          const S v = conj ? traits::conj(values(k)) : values(k);
-          Kokkos::atomic_add(&y(col_idx(k)), v * xi);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, row_map(i), row_map(i + 1)),
+                             [&](const F k) {
+                               const S v = conj ? traits::conj(values(k)) : values(k);
+                               atomic_add_value(&y(col_idx(k)), v * xi);
+                             });
+      });
+    }
+  }
+};
+
+/// Row-vector kernel (N, or T/H with atomics after y = beta y).
+template <class Matrix, class XView, class YView>
+void csr_spmv_vector(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
+                     const Matrix& a, const XView& x, typename Matrix::value_type beta,
+                     const YView& y) {
+  using S = typename Matrix::value_type;
+  using O = typename Matrix::ordinal_type;
+  using exec = typename Matrix::execution_space;
+  using functor = CsrVectorSpmv<Matrix, XView, YView>;
+  if (mode != Mode::N) scale_vector(exec(), beta, y);
+  if (a.nrows() == 0) return;
+  const O rows_per_team = O(p.team_size) * O(p.rows_per_thread);
+  const O nchunks = (a.nrows() + rows_per_team - 1) / rows_per_team;
+  functor f{a.row_map(), a.col_idx(), a.values(), x, y, alpha, beta,
+            beta == scalar_traits<S>::zero(), mode, a.nrows(), rows_per_team, nchunks, {}};
+  O league = nchunks;
+  if (p.schedule == SpmvSchedule::dynamic_chunks) {
+    f.counter = Kokkos::View<O*, typename Matrix::device_type>("spk::spmv_counter", 1);
+    league = p.league_size > 0 ? O(p.league_size)
+                               : O(exec().concurrency() / (p.team_size * p.vector_length)) * 2;
+    if (league < 1) league = 1;
+    if (league > nchunks) league = nchunks;
+  }
+  Kokkos::TeamPolicy<exec> policy(league, p.team_size, p.vector_length);
+  check_team_size(policy, f, p.team_size, p.vector_length);
+  Kokkos::parallel_for("spk::csr_spmv_vector", policy, f);
+}
+
+template <class Matrix, class XView, class YView>
+struct CsrBalancedSpmv {
+  using S = typename Matrix::value_type;
+  using O = typename Matrix::ordinal_type;
+  using F = typename Matrix::size_type;
+  using exec = typename Matrix::execution_space;
+  using member = typename Kokkos::TeamPolicy<exec>::member_type;
+  using traits = scalar_traits<S>;
+  using scratch_view =
+      Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  typename Matrix::row_map_type::const_type row_map;
+  typename Matrix::index_type::const_type col_idx;
+  typename Matrix::values_type::const_type values;
+  random_access_t<XView> x;
+  YView y;
+  S alpha, beta;
+  bool beta_zero;
+  O nrows;
+  F nnz;
+  F window;
+  std::int64_t nwindows;
+  Kokkos::View<S*, typename Matrix::device_type> carry;  // tail of a row begun earlier
+  Kokkos::View<S*, typename Matrix::device_type> head;   // start of a row that goes on
+  int scratch_level = 0;
+
+  /// First row r with row_map(r) >= k (rows whose entries start at or after k).
+  KOKKOS_INLINE_FUNCTION O first_row_at(F k) const {
+    O lo = 0, hi = nrows;
+    while (lo < hi) {
+      const O mid = lo + (hi - lo) / 2;
+      if (row_map(mid) < k)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+
+  static std::size_t scratch_bytes(F window) { return scratch_view::shmem_size(window); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    const std::int64_t w = team.league_rank();
+    const F wbeg = F(w) * window;
+    const F wend = wbeg + window < nnz ? wbeg + window : nnz;
+    const O r0 = w == 0 ? O(0) : first_row_at(wbeg);
+    const O r1 = w + 1 == nwindows ? nrows : first_row_at(wend);
+    const bool has_tail = r0 > 0 && row_map(r0) > wbeg;
+    scratch_view prod(team.team_scratch(scratch_level), window);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, F(0), wend - wbeg), [&](const F k) {
+      prod(k) = values(wbeg + k) * x(col_idx(wbeg + k));
+    });
+    team.team_barrier();
+    // segment 0 may be the tail of row r0 - 1; the others are rows r0 .. r1 - 1
+    const O nseg = (r1 - r0) + (has_tail ? 1 : 0);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, O(0), nseg), [&](const O s) {
+      const bool tail = has_tail && s == 0;
+      const O r = tail ? r0 - 1 : r0 + s - (has_tail ? 1 : 0);
+      const F b = tail ? wbeg : row_map(r);
+      const F row_end = row_map(r + 1);
+      const F e = row_end < wend ? row_end : wend;
+      S sum = traits::zero();
+      for (F k = b; k < e; ++k) sum += prod(k - wbeg);
+      if (tail)
+        carry(w) = sum;
+      else if (row_end > wend)
+        head(w) = sum;
+      else
+        y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
+    });
+  }
+};
+
+/// nnz-balanced kernel (op = N): windows of chunk_nnz nonzeros, then the fix-up of rows that
+/// cross windows.
+template <class Matrix, class XView, class YView>
+void csr_spmv_balanced(const CsrSpmvParams& p, typename Matrix::value_type alpha,
+                       const Matrix& a, const XView& x, typename Matrix::value_type beta,
+                       const YView& y) {
+  using S = typename Matrix::value_type;
+  using O = typename Matrix::ordinal_type;
+  using F = typename Matrix::size_type;
+  using exec = typename Matrix::execution_space;
+  using functor = CsrBalancedSpmv<Matrix, XView, YView>;
+  const F nnz = a.nnz();
+  if (nnz == 0) {
+    scale_vector(exec(), beta, y);
+    return;
+  }
+  const F window = F(p.chunk_nnz);
+  const std::int64_t nwindows = (std::int64_t(nnz) + window - 1) / window;
+  Kokkos::View<S*, typename Matrix::device_type> carry(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::spmv_carry"), nwindows);
+  Kokkos::View<S*, typename Matrix::device_type> head(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::spmv_head"), nwindows);
+  const bool beta_zero = beta == scalar_traits<S>::zero();
+  functor f{a.row_map(), a.col_idx(), a.values(), x, y, alpha, beta, beta_zero,
+            a.nrows(),   nnz,         window,     nwindows, carry, head, 0};
+  Kokkos::TeamPolicy<exec> policy(nwindows, p.threads_per_team, 1);
+  check_team_size(policy, f, p.threads_per_team, 1);
+  // the window's products live in team scratch: level 0 (fast) when they fit, else level 1
+  const std::size_t bytes = functor::scratch_bytes(window);
+  const int level = bytes <= std::size_t(policy.scratch_size_max(0)) ? 0 : 1;
+  require(bytes <= std::size_t(policy.scratch_size_max(level)), "spk::spmv",
+          "balanced window of ", window, " nonzeros needs ", bytes,
+          " bytes of team scratch, more than the maximum ", policy.scratch_size_max(level));
+  f.scratch_level = level;
+  Kokkos::parallel_for("spk::csr_spmv_balanced",
+                       policy.set_scratch_size(level, Kokkos::PerTeam(bytes)), f);
+  // rows that start in window w and continue past it: head(w) + carries of the next windows
+  const auto row_map = a.row_map();
+  const O nrows = a.nrows();
+  Kokkos::parallel_for(
+      "spk::csr_spmv_balanced_fixup", Kokkos::RangePolicy<exec>(0, nwindows),
+      KOKKOS_LAMBDA(const std::int64_t w) {
+        const F wend = F(w + 1) * window;
+        if (wend >= nnz) return;
+        // the last row starting in window w: the row holding entry wend - 1, if it starts here
+        O lo = 0, hi = nrows;  // first row r with row_map(r) > wend - 1, minus one
+        while (lo < hi) {
+          const O mid = lo + (hi - lo) / 2;
+          if (row_map(mid) <= wend - 1)
+            lo = mid + 1;
+          else
+            hi = mid;
         }
+        const O r = lo - 1;
+        if (row_map(r) < F(w) * window || row_map(r + 1) <= wend) return;
+        S sum = head(w);
+        const std::int64_t last = (std::int64_t(row_map(r + 1)) - 1) / window;
+        for (std::int64_t v = w + 1; v <= last; ++v) sum += carry(v);
+        y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
       });
 }
 

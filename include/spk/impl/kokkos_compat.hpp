@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <type_traits>
 
 #ifndef KOKKOS_VERSION
 #error "spk: Kokkos does not define KOKKOS_VERSION (spk needs Kokkos 3.4 or newer)"
@@ -45,6 +46,18 @@ KOKKOS_INLINE_FUNCTION T sqrt(T x) {
 #else
   return Kokkos::Experimental::sqrt(x);
 #endif
+}
+
+/// True when ExecSpace runs on a GPU (launch parameters differ from CPU backends).
+template <class ExecSpace>
+constexpr bool is_gpu_space() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (std::is_same<ExecSpace, Kokkos::Cuda>::value) return true;
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+  if (std::is_same<ExecSpace, Kokkos::Experimental::HIP>::value) return true;
+#endif
+  return false;
 }
 
 /// The device of host-side copies.

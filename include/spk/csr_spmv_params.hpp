@@ -1,0 +1,137 @@
+// spk/csr_spmv_params.hpp: the schedule of a CSR SpMV (kernel variant and launch parameters),
+// row-length statistics, and the default heuristic that maps the second to the first.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <spk/error.hpp>
+
+namespace spk {
+
+/// Kernel variant of CSR SpMV.
+enum class CsrSpmvVariant {
+  automatic,  ///< chosen from the row-length statistics (choose_csr_spmv_params)
+  thread,     ///< one row per thread
+  vector,     ///< a vector of vector_length lanes per row, several rows per team
+  balanced    ///< nnz-balanced: each team takes an equal window of nonzeros (row-block splitting)
+};
+
+/// How teams take their work.
+enum class SpmvSchedule {
+  static_chunks,  ///< team t takes chunk t (one launch-wide assignment)
+  dynamic_chunks  ///< a fixed set of teams takes chunks from an atomic counter
+};
+
+/// How op(A) = A^T / A^H is applied.
+enum class TransposeMethod {
+  atomic,   ///< scatter into y with atomic adds, no transpose stored
+  explicit_ ///< build A^T once (cached with the matrix, doubling its memory), then run N
+};
+
+/// Launch parameters of CSR SpMV. Zero means "choose": spk fills zeros from the row statistics
+/// and the execution space. All fields are plain data so tuners can enumerate them.
+struct CsrSpmvParams {
+  CsrSpmvVariant variant = CsrSpmvVariant::automatic;
+  int team_size = 0;        ///< vectors (rows in flight) per team; vector, thread variants
+  int vector_length = 0;    ///< lanes per row, a power of two in [1, 32]; vector variant
+  int rows_per_thread = 0;  ///< consecutive rows per vector; vector, thread variants
+  SpmvSchedule schedule = SpmvSchedule::static_chunks;
+  int league_size = 0;      ///< dynamic schedule: number of persistent teams
+  int chunk_nnz = 0;        ///< balanced variant: nonzeros per team window
+  int threads_per_team = 0; ///< balanced variant: threads of a team
+  TransposeMethod transpose = TransposeMethod::atomic;
+};
+
+/// Row-length statistics of a CSR matrix (computed on the device, once per matrix).
+struct CsrRowStats {
+  std::int64_t nrows = 0;
+  std::int64_t nnz = 0;
+  std::int64_t max_row = 0;     ///< longest row
+  std::int64_t empty_rows = 0;  ///< rows with no entries
+  double mean = 0;              ///< nnz / nrows
+  double stddev = 0;            ///< standard deviation of the row lengths
+};
+
+inline const char* to_string(CsrSpmvVariant v) {
+  switch (v) {
+    case CsrSpmvVariant::thread: return "thread";
+    case CsrSpmvVariant::vector: return "vector";
+    case CsrSpmvVariant::balanced: return "balanced";
+    default: return "automatic";
+  }
+}
+
+inline const char* to_string(SpmvSchedule s) {
+  return s == SpmvSchedule::static_chunks ? "static" : "dynamic";
+}
+
+/// A short name of a schedule, e.g. "vector-v8-t32-r1-static", for tables and tuning files.
+inline std::string describe(const CsrSpmvParams& p) {
+  std::string s = to_string(p.variant);
+  if (p.variant == CsrSpmvVariant::balanced)
+    return s + "-c" + std::to_string(p.chunk_nnz) + "-t" + std::to_string(p.threads_per_team);
+  if (p.variant == CsrSpmvVariant::vector) s += "-v" + std::to_string(p.vector_length);
+  s += "-t" + std::to_string(p.team_size) + "-r" + std::to_string(p.rows_per_thread) + "-" +
+       to_string(p.schedule);
+  return s;
+}
+
+/// True for a matrix whose rows are too uneven for row-parallel kernels: a few rows far longer
+/// than the mean (circuit, power-law, arrowhead) would leave most threads idle.
+inline bool is_irregular(const CsrRowStats& s) {
+  return s.nnz > 0 && ((s.max_row > 128 && double(s.max_row) > 16.0 * s.mean + 32.0) ||
+                       s.stddev > 2.0 * s.mean + 8.0);
+}
+
+/// Completes `p` (fills every zero / automatic field) for a matrix with statistics `s` on an
+/// execution space that is a GPU (`gpu`) or a CPU backend. Throws std::invalid_argument for
+/// out-of-range explicit values. O(1).
+inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
+                                            CsrSpmvParams p = {}) {
+  if (p.variant == CsrSpmvVariant::automatic) {
+    if (is_irregular(s))
+      p.variant = CsrSpmvVariant::balanced;
+    else if (gpu && s.mean >= 3.0)
+      p.variant = CsrSpmvVariant::vector;
+    else
+      p.variant = CsrSpmvVariant::thread;
+  }
+  const auto check = [](bool ok, const char* field, int v) {
+    require(ok, "spk::choose_csr_spmv_params", field, " = ", v, " is out of range");
+  };
+  check(p.team_size >= 0 && p.team_size <= 1024, "team_size", p.team_size);
+  check(p.vector_length >= 0 && p.vector_length <= 32 &&
+            (p.vector_length & (p.vector_length - 1)) == 0,
+        "vector_length (a power of two <= 32)", p.vector_length);
+  check(p.rows_per_thread >= 0, "rows_per_thread", p.rows_per_thread);
+  check(p.chunk_nnz >= 0, "chunk_nnz", p.chunk_nnz);
+  check(p.threads_per_team >= 0 && p.threads_per_team <= 1024, "threads_per_team",
+        p.threads_per_team);
+  check(p.league_size >= 0, "league_size", p.league_size);
+
+  if (p.variant == CsrSpmvVariant::balanced) {
+    if (p.threads_per_team == 0) p.threads_per_team = gpu ? 256 : 1;
+    if (p.chunk_nnz == 0) p.chunk_nnz = gpu ? 4 * p.threads_per_team : 2048;
+    return p;
+  }
+  if (p.variant == CsrSpmvVariant::thread) p.vector_length = 1;
+  if (p.vector_length == 0) {
+    // the largest power of two not above the mean row length, at most a warp
+    int v = 1;
+    while (v < 32 && 2.0 * v <= s.mean) v *= 2;
+    p.vector_length = gpu ? v : 1;
+  }
+  if (p.team_size == 0) p.team_size = gpu ? 256 / p.vector_length : 1;
+  if (p.rows_per_thread == 0) {
+    if (gpu)
+      p.rows_per_thread = s.mean < 4.0 && p.vector_length == 1 ? 2 : 1;
+    else  // CPU: a team is one thread; give it enough rows to amortise the scheduling
+      p.rows_per_thread = 256;
+  }
+  if (!gpu && p.variant != CsrSpmvVariant::balanced && is_irregular(s))
+    p.schedule = SpmvSchedule::dynamic_chunks;
+  return p;
+}
+
+}  // namespace spk

@@ -1,0 +1,457 @@
+// spk-bench: SpMV benchmark of spk's formats and schedules against cuSPARSE and Kokkos Kernels.
+//
+// Every (matrix, format, variant) row reports median/min/max time over --repeat fenced runs
+// after --warmup runs, GFLOP/s, effective GB/s under the minimum-bytes model below, the fraction
+// of the device copy bandwidth measured in the same process, the max relative error against the
+// sequential host reference and the memory of the format.
+//
+// Minimum-bytes model (the bytes any SpMV must move once): the matrix in CSR with 32-bit indices
+// (nnz values + nnz column indices + nrows + 1 row offsets), x read once and y written once
+// (beta = 0 in timed runs). The same model is used for every format, so GB/s compare formats.
+#include <Kokkos_Core.hpp>
+#include <KokkosSparse_spmv.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <spk/convert.hpp>
+#include <spk/csr_matrix.hpp>
+#include <spk/generate.hpp>
+#include <spk/io/matrix_market.hpp>
+#include <spk/kokkos_kernels_interop.hpp>
+#include <spk/reference.hpp>
+#include <spk/spmv.hpp>
+
+#include "bench_util.hpp"
+#include "cusparse_baseline.hpp"
+
+namespace {
+
+using Device = Kokkos::DefaultExecutionSpace::device_type;
+
+const char* const usage_text = R"(usage: spk-bench [options]
+  --matrix FILE.mtx      Matrix Market file (repeatable)
+  --gen NAME:SIZE[:k=v]  generated matrix (repeatable); see the list below
+  --cases FILE           list of cases, one per line: a .mtx path or a generator spec
+                         ('#' starts a comment)
+  --format LIST|all      comma-separated formats: csr, kokkoskernels, cusparse-csr-alg1,
+                         cusparse-csr-alg2, cusparse-coo (cuSPARSE only in CUDA builds)
+  --scalar TYPE          float | double | complex64 | complex128 (default double)
+  --mode N|T|H           op(A) (default N; H only for complex)
+  --warmup N             untimed runs before timing (default 5)
+  --repeat N             timed runs; the median is reported (default 50)
+  --json FILE            write the results as JSON
+  --memory-only          no timing, on the host: memory per format and row statistics
+  --help                 this text
+Exit status: 0 success, 1 error, 2 bad usage, 3 a result disagreed with the reference.
+)";
+
+struct Options {
+  std::vector<std::string> cases;
+  std::vector<std::string> formats{"all"};
+  std::string scalar = "double";
+  spk::Mode mode = spk::Mode::N;
+  int warmup = 5;
+  int repeat = 50;
+  std::string json;
+  bool memory_only = false;
+  std::string command;
+};
+
+struct Result {
+  std::string matrix, format, variant;
+  long long rows = 0, cols = 0, nnz = 0;
+  double median_ms = 0, min_ms = 0, max_ms = 0, gflops = 0, gbps = 0, copy_fraction = 0;
+  double rel_error = 0;
+  bool correct = true;
+  std::size_t memory_bytes = 0;
+};
+
+struct RunInfo {
+  std::string gpu, date, commit, command, scalar, mode;
+  double copy_gbps = 0;
+};
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  std::cerr << "spk-bench: " << msg << "\n(see spk-bench --help)\n";
+  std::exit(2);
+}
+
+int to_int(const std::string& opt, const std::string& v) {
+  try {
+    std::size_t pos = 0;
+    const int n = std::stoi(v, &pos);
+    if (pos != v.size() || n < 0) throw std::invalid_argument(v);
+    return n;
+  } catch (const std::exception&) {
+    usage_error(opt + " expects a non-negative integer, got '" + v + "'");
+  }
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::vector<std::string> read_cases(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) spk::throw_runtime_error("spk-bench", "cannot open case list '", path, "'");
+  std::vector<std::string> cases;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    const auto b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos) continue;
+    const auto e = line.find_last_not_of(" \t\r");
+    cases.push_back(line.substr(b, e - b + 1));
+  }
+  return cases;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);
+  if (argc == 1) {
+    std::cout << usage_text << "\nGenerators:\n" << spk::generate::describe_generators();
+    std::exit(0);
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << usage_text << "\nGenerators:\n" << spk::generate::describe_generators();
+      std::exit(0);
+    } else if (a == "--matrix" || a == "--gen") {
+      o.cases.push_back(value());
+    } else if (a == "--cases") {
+      for (auto& c : read_cases(value())) o.cases.push_back(c);
+    } else if (a == "--format") {
+      o.formats = split(value(), ',');
+    } else if (a == "--scalar") {
+      o.scalar = value();
+    } else if (a == "--mode") {
+      try {
+        o.mode = spk::parse_mode(value());
+      } catch (const std::exception& e) {
+        usage_error(e.what());
+      }
+    } else if (a == "--warmup") {
+      o.warmup = to_int(a, value());
+    } else if (a == "--repeat") {
+      o.repeat = std::max(1, to_int(a, value()));
+    } else if (a == "--json") {
+      o.json = value();
+    } else if (a == "--memory-only") {
+      o.memory_only = true;
+    } else {
+      usage_error("unknown option '" + a + "'");
+    }
+  }
+  if (o.cases.empty()) usage_error("no matrix given (--matrix, --gen or --cases)");
+  if (o.scalar != "float" && o.scalar != "double" && o.scalar != "complex64" &&
+      o.scalar != "complex128")
+    usage_error("unknown --scalar '" + o.scalar + "'");
+  if (o.mode == spk::Mode::H && o.scalar.rfind("complex", 0) != 0)
+    usage_error("--mode H needs a complex --scalar");
+  return o;
+}
+
+bool wanted(const Options& o, const std::string& format) {
+  for (const auto& f : o.formats)
+    if (f == "all" || f == format) return true;
+  return false;
+}
+
+bool is_file_case(const std::string& c) {
+  return c.size() > 4 && c.compare(c.size() - 4, 4, ".mtx") == 0;
+}
+
+std::string case_name(const std::string& c) {
+  if (!is_file_case(c)) return c;
+  const auto slash = c.find_last_of('/');
+  return slash == std::string::npos ? c : c.substr(slash + 1);
+}
+
+/// Loads a case (file or generator) as CSR on Dev.
+template <class S, class Dev>
+spk::CsrMatrix<S, int, int, Dev> load_case(const std::string& c) {
+  if (is_file_case(c)) {
+    const auto host = spk::io::read_matrix_market_coo<S, int, int>(c);
+    return spk::coo_to_csr(spk::copy_to<Dev>(host));
+  }
+  return spk::generate::from_spec<S, int, int, Dev>(spk::generate::parse_generator_spec(c));
+}
+
+/// A timed candidate: its name, its memory and a call computing y = alpha op(A) x + beta y.
+template <class S>
+struct Candidate {
+  std::string format, variant;
+  std::size_t memory_bytes;
+  std::function<void(S, S)> run;
+};
+
+template <class S>
+double min_bytes(long long rows, long long cols, long long nnz, spk::Mode mode) {
+  const long long nx = mode == spk::Mode::N ? cols : rows;
+  const long long ny = mode == spk::Mode::N ? rows : cols;
+  return double(nnz) * (sizeof(S) + 4) + double(rows + 1) * 4 + double(nx + ny) * sizeof(S);
+}
+
+template <class S>
+void bench_case(const Options& o, const RunInfo& info, const std::string& c,
+                std::vector<Result>& results, bool& all_correct) {
+  using traits = spk::scalar_traits<S>;
+  using Vec = Kokkos::View<S*, Device>;
+  const auto a = load_case<S, Device>(c);
+  const spk::Mode mode = o.mode;
+  const bool trans = mode != spk::Mode::N;
+  const std::size_t nx = trans ? a.nrows() : a.ncols();
+  const std::size_t ny = trans ? a.ncols() : a.nrows();
+
+  // x random in [-1, 1], reference on the host
+  std::vector<S> xh(nx), yref(ny, traits::zero());
+  std::uint64_t state = 12345;
+  for (auto& v : xh) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double re = double(state >> 11) / double(1ULL << 53) * 2 - 1;
+    v = traits::make(re, traits::is_complex ? 0.5 * re : 0.0);
+  }
+  std::vector<double> bound;
+  spk::reference::spmv(mode, traits::one(), a, xh, traits::zero(), yref, &bound);
+  Vec x("spk_bench::x", nx), y("spk_bench::y", ny);
+  {
+    auto xm = Kokkos::create_mirror_view(x);
+    for (std::size_t i = 0; i < nx; ++i) xm(i) = xh[i];
+    Kokkos::deep_copy(x, xm);
+  }
+
+  std::vector<Candidate<S>> cands;
+  if (wanted(o, "csr")) {
+    cands.push_back({"csr", trans ? "atomic" : "row-per-thread", a.memory_bytes(),
+                     [=](S al, S be) { spk::spmv(mode, al, a, x, be, y); }});
+  }
+  if (wanted(o, "kokkoskernels")) {
+    const auto kk = spk::to_kokkos_kernels(a);
+    const char* m = mode == spk::Mode::N ? "N" : mode == spk::Mode::T ? "T" : "C";
+    cands.push_back({"kokkoskernels", "default", a.memory_bytes(),
+                     [=](S al, S be) { KokkosSparse::spmv(m, al, kk, x, be, y); }});
+  }
+#ifdef SPK_HAVE_CUSPARSE
+  using spk_bench::CusparseSpmv;
+  auto add_cusparse = [&](const char* name, typename CusparseSpmv<S>::Format f,
+                          cusparseSpMVAlg_t alg) {
+    if (!wanted(o, name)) return;
+    std::shared_ptr<CusparseSpmv<S>> op;
+    std::size_t mem = a.memory_bytes();
+    if (f == CusparseSpmv<S>::Format::csr) {
+      op = std::make_shared<CusparseSpmv<S>>(f, alg, mode, a.nrows(), a.ncols(), a.nnz(),
+                                             a.row_map(), a.col_idx(), a.values(), x, y);
+    } else {
+      const auto coo = spk::csr_to_coo(a);
+      mem = coo.memory_bytes();
+      op = std::make_shared<CusparseSpmv<S>>(f, alg, mode, a.nrows(), a.ncols(), a.nnz(),
+                                             coo.row_idx(), coo.col_idx(), coo.values(), x, y);
+      // keep the COO arrays alive with the operation
+      auto keep = std::make_shared<decltype(coo)>(coo);
+      cands.push_back({name, "default", mem + op->buffer_bytes(),
+                       [op, keep](S al, S be) { op->run(al, be); }});
+      return;
+    }
+    cands.push_back(
+        {name, "default", mem + op->buffer_bytes(), [op](S al, S be) { op->run(al, be); }});
+  };
+  add_cusparse("cusparse-csr-alg1", CusparseSpmv<S>::Format::csr, CUSPARSE_SPMV_CSR_ALG1);
+  add_cusparse("cusparse-csr-alg2", CusparseSpmv<S>::Format::csr, CUSPARSE_SPMV_CSR_ALG2);
+  add_cusparse("cusparse-coo", CusparseSpmv<S>::Format::coo, CUSPARSE_SPMV_COO_ALG1);
+#endif
+
+  const double flops = (traits::is_complex ? 8.0 : 2.0) * double(a.nnz());
+  const double bytes = min_bytes<S>(a.nrows(), a.ncols(), a.nnz(), mode);
+  const S nan_value = traits::make(std::numeric_limits<double>::quiet_NaN(), 0.0);
+  for (auto& cand : cands) {
+    Result r;
+    r.matrix = case_name(c);
+    r.format = cand.format;
+    r.variant = cand.variant;
+    r.rows = a.nrows();
+    r.cols = a.ncols();
+    r.nnz = a.nnz();
+    r.memory_bytes = cand.memory_bytes;
+    // correctness first: y poisoned with NaN, beta = 0 must overwrite every entry
+    Kokkos::deep_copy(y, nan_value);
+    cand.run(traits::one(), traits::zero());
+    Kokkos::fence();
+    auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+    double max_err = 0, max_ref = 0;
+    for (std::size_t i = 0; i < ny; ++i) {
+      const double err = traits::abs(yh(i) - yref[i]);
+      max_ref = std::max(max_ref, double(traits::abs(yref[i])));
+      if (!(err <= 16 * spk::unit_roundoff<S>() * (bound[i] + 1e-300))) {
+        if (!(err <= 1e-300)) r.correct = false;
+      }
+      max_err = std::max(max_err, err == err ? err : std::numeric_limits<double>::infinity());
+    }
+    r.rel_error = max_ref > 0 ? max_err / max_ref : max_err;
+    const auto t = spk_bench::time_ms([&] { cand.run(traits::one(), traits::zero()); },
+                                      o.warmup, o.repeat);
+    const auto st = spk_bench::stats_of(t);
+    r.median_ms = st.median;
+    r.min_ms = st.min;
+    r.max_ms = st.max;
+    r.gflops = flops / (st.median * 1e6);
+    r.gbps = bytes / (st.median * 1e6);
+    r.copy_fraction = info.copy_gbps > 0 ? r.gbps / info.copy_gbps : 0;
+    all_correct = all_correct && r.correct;
+    results.push_back(r);
+  }
+}
+
+void print_table(const std::vector<Result>& rs) {
+  std::printf("%-24s %-20s %-16s %10s %10s %10s %9s %9s %7s %10s %9s %7s\n", "matrix", "format",
+              "variant", "median_ms", "min_ms", "max_ms", "GFLOP/s", "GB/s", "%copy", "rel_err",
+              "mem_MB", "vs_cus");
+  for (const auto& r : rs) {
+    double ref = 0;
+    for (const auto& q : rs)
+      if (q.matrix == r.matrix && q.format == "cusparse-csr-alg1") ref = q.median_ms;
+    char ratio[16] = "-";
+    if (ref > 0) std::snprintf(ratio, sizeof ratio, "%.2f", ref / r.median_ms);
+    std::printf("%-24.24s %-20.20s %-16.16s %10.4f %10.4f %10.4f %9.2f %9.1f %6.1f%% %10.2e %9.2f %7s%s\n",
+                r.matrix.c_str(), r.format.c_str(), r.variant.c_str(), r.median_ms, r.min_ms,
+                r.max_ms, r.gflops, r.gbps, 100 * r.copy_fraction, r.rel_error,
+                double(r.memory_bytes) / 1e6, ratio, r.correct ? "" : "  WRONG");
+  }
+}
+
+void write_json(const std::string& path, const RunInfo& info, const std::vector<Result>& rs) {
+  using spk_bench::json_number;
+  using spk_bench::json_string;
+  std::ofstream out(path);
+  if (!out) spk::throw_runtime_error("spk-bench", "cannot write '", path, "'");
+  out << "{\"gpu\": " << json_string(info.gpu) << ", \"date\": " << json_string(info.date)
+      << ", \"commit\": " << json_string(info.commit)
+      << ", \"command\": " << json_string(info.command)
+      << ", \"copy_bandwidth_gbps\": " << json_number(info.copy_gbps) << ", \"results\": [";
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const auto& r = rs[i];
+    out << (i ? ",\n  " : "\n  ") << "{\"matrix\": " << json_string(r.matrix)
+        << ", \"rows\": " << r.rows << ", \"cols\": " << r.cols << ", \"nnz\": " << r.nnz
+        << ", \"scalar\": " << json_string(info.scalar) << ", \"mode\": " << json_string(info.mode)
+        << ", \"format\": " << json_string(r.format) << ", \"variant\": " << json_string(r.variant)
+        << ", \"median_ms\": " << json_number(r.median_ms)
+        << ", \"min_ms\": " << json_number(r.min_ms) << ", \"max_ms\": " << json_number(r.max_ms)
+        << ", \"gflops\": " << json_number(r.gflops) << ", \"gbps\": " << json_number(r.gbps)
+        << ", \"copy_fraction\": " << json_number(r.copy_fraction)
+        << ", \"memory_bytes\": " << r.memory_bytes
+        << ", \"rel_error\": " << json_number(r.rel_error)
+        << ", \"correct\": " << (r.correct ? "true" : "false") << "}";
+  }
+  out << "\n]}\n";
+}
+
+/// --memory-only: memory per format and row statistics, on the host, no timing.
+template <class S>
+void memory_case(const std::string& c, std::vector<Result>& results) {
+  using Host = Kokkos::DefaultHostExecutionSpace::device_type;
+  const auto a = load_case<S, Host>(c);
+  long long max_len = 0, empty = 0;
+  double sum = 0, sum2 = 0;
+  for (int i = 0; i < a.nrows(); ++i) {
+    const long long len = a.row_map()(i + 1) - a.row_map()(i);
+    max_len = std::max(max_len, len);
+    empty += len == 0;
+    sum += double(len);
+    sum2 += double(len) * double(len);
+  }
+  const double mean = a.nrows() ? sum / a.nrows() : 0;
+  const double var = a.nrows() ? std::max(0.0, sum2 / a.nrows() - mean * mean) : 0;
+  std::printf("%s: %d x %d, nnz %lld, row length mean %.2f, stddev %.2f, max %lld, empty rows %lld\n",
+              case_name(c).c_str(), a.nrows(), a.ncols(), (long long)a.nnz(), mean,
+              std::sqrt(var), max_len, empty);
+  const std::size_t coo_bytes = std::size_t(a.nnz()) * (2 * sizeof(int) + sizeof(S));
+  for (auto fm : {std::make_pair(std::string("csr"), a.memory_bytes()),
+                  std::make_pair(std::string("coo"), coo_bytes)}) {
+    Result r;
+    r.matrix = case_name(c);
+    r.format = fm.first;
+    r.variant = "-";
+    r.rows = a.nrows();
+    r.cols = a.ncols();
+    r.nnz = a.nnz();
+    r.memory_bytes = fm.second;
+    std::printf("  %-12s %14zu bytes  %6.2f bytes/nnz  %5.3f x csr\n", fm.first.c_str(), fm.second,
+                a.nnz() ? double(fm.second) / double(a.nnz()) : 0.0,
+                double(fm.second) / double(a.memory_bytes()));
+    results.push_back(r);
+  }
+}
+
+template <class S>
+int run_all(const Options& o, RunInfo& info) {
+  std::vector<Result> results;
+  bool all_correct = true;
+  for (const auto& c : o.cases) {
+    std::cerr << "spk-bench: " << c << "\n";
+    if (o.memory_only)
+      memory_case<S>(c, results);
+    else
+      bench_case<S>(o, info, c, results, all_correct);
+  }
+  if (!o.memory_only) print_table(results);
+  if (!o.json.empty()) write_json(o.json, info, results);
+  if (!all_correct) {
+    std::cerr << "spk-bench: some results disagree with the host reference (marked WRONG)\n";
+    return 3;
+  }
+  return 0;
+}
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v ? v : fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  Kokkos::ScopeGuard guard(argc, argv);
+  try {
+    RunInfo info;
+    info.gpu = spk_bench::device_name();
+    info.date = spk_bench::utc_now();
+    info.commit = env_or("SPK_COMMIT", "unknown");
+    info.command = o.command;
+    info.scalar = o.scalar;
+    info.mode = spk::to_string(o.mode);
+    if (!o.memory_only) {
+      info.copy_gbps = spk_bench::copy_bandwidth_gbps();
+      std::printf("device: %s; copy bandwidth %.1f GB/s; scalar %s; mode %s; repeat %d\n",
+                  info.gpu.c_str(), info.copy_gbps, o.scalar.c_str(), info.mode.c_str(),
+                  o.repeat);
+    }
+    if (o.scalar == "float") return run_all<float>(o, info);
+    if (o.scalar == "double") return run_all<double>(o, info);
+    if (o.scalar == "complex64") return run_all<Kokkos::complex<float>>(o, info);
+    return run_all<Kokkos::complex<double>>(o, info);
+  } catch (const std::exception& e) {
+    std::cerr << "spk-bench: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,118 @@
+// Tests of spk::spmv for CSR against the sequential host reference: modes N, T and H, every
+// kernel variant and schedule, explicit and atomic transposes.
+#include "test_common.hpp"
+
+#include <spk/reference.hpp>
+#include <spk/spmv.hpp>
+
+namespace {
+
+// Runs y = alpha op(A) x + beta y on Device and compares with spk::reference::spmv.
+template <class Device, class Scalar, class Ordinal, class Offset>
+void check_spmv(const spk::CsrMatrix<Scalar, Ordinal, Offset, spk::impl::HostDevice>& host_a,
+                spk::Mode mode, Scalar alpha, Scalar beta, std::uint64_t seed,
+                const spk::CsrSpmvParams& params) {
+  const auto a = spk::copy_to<Device>(host_a);
+  const bool trans = mode != spk::Mode::N;
+  const std::size_t nx = trans ? a.nrows() : a.ncols();
+  const std::size_t ny = trans ? a.ncols() : a.nrows();
+  const auto x = spk_test::random_vector<Scalar>(nx, seed);
+  auto y_ref = spk_test::random_vector<Scalar>(ny, seed + 1);
+  const auto xd = spk_test::to_view<Device>(x);
+  const auto yd = spk_test::to_view<Device>(y_ref);
+  spk::spmv(mode, alpha, a, xd, beta, yd, params);
+  std::vector<double> bound;
+  spk::reference::spmv(mode, alpha, host_a, x, beta, y_ref, &bound);
+  INFO("mode " << std::string(spk::to_string(mode)) << ", " << a.nrows() << " x " << a.ncols() << ", nnz "
+               << a.nnz() << ", scalar " << std::string(spk::scalar_traits<Scalar>::name) << ", schedule "
+               << spk::describe(spk::resolve_params(a, mode, params))
+               << (params.transpose == spk::TransposeMethod::explicit_ ? " explicit" : ""));
+  spk_test::check_close(spk_test::to_vector(yd), y_ref, bound,
+                        8 * spk::unit_roundoff<Scalar>());
+}
+
+// Every variant and schedule, with small teams and windows so that rows cross windows and
+// chunks.
+template <class Device>
+std::vector<spk::CsrSpmvParams> schedules() {
+  // CPU backends run teams of one thread (Serial allows no more)
+  const bool gpu = spk::impl::is_gpu_space<typename Device::execution_space>();
+  using V = spk::CsrSpmvVariant;
+  std::vector<spk::CsrSpmvParams> all;
+  spk::CsrSpmvParams p;
+  all.push_back(p);  // automatic
+  for (auto sched : {spk::SpmvSchedule::static_chunks, spk::SpmvSchedule::dynamic_chunks}) {
+    p = {};
+    p.variant = V::thread;
+    p.team_size = gpu ? 4 : 1;
+    p.rows_per_thread = 3;
+    p.schedule = sched;
+    all.push_back(p);
+    for (int v : {2, 8, 32}) {
+      p = {};
+      p.variant = V::vector;
+      p.vector_length = v;
+      p.team_size = gpu ? 2 : 1;
+      p.rows_per_thread = 2;
+      p.schedule = sched;
+      p.league_size = 3;
+      all.push_back(p);
+    }
+  }
+  for (int chunk : {1, 7, 64}) {
+    p = {};
+    p.variant = V::balanced;
+    p.chunk_nnz = chunk;
+    p.threads_per_team = gpu ? 4 : 1;
+    all.push_back(p);
+  }
+  p = {};
+  p.transpose = spk::TransposeMethod::explicit_;
+  all.push_back(p);
+  return all;
+}
+
+template <class Device, class Scalar, class Ordinal>
+void check_all_modes(const spk::CsrMatrix<Scalar, Ordinal, int, spk::impl::HostDevice>& a,
+                     std::uint64_t seed) {
+  using traits = spk::scalar_traits<Scalar>;
+  const Scalar alpha = traits::make(1.5, traits::is_complex ? -0.5 : 0.0);
+  for (const auto& params : schedules<Device>()) {
+    for (spk::Mode mode : {spk::Mode::N, spk::Mode::T, spk::Mode::H}) {
+      check_spmv<Device>(a, mode, alpha, traits::zero(), seed, params);
+      check_spmv<Device>(a, mode, alpha, traits::make(-0.75, 0.25), seed + 7, params);
+      check_spmv<Device>(a, mode, traits::one(), traits::one(), seed + 11, params);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("csr spmv matches the host reference", Device, csr_spmv) {
+  spk_test::for_each_type<spk_test::all_scalars>([](auto* tag) {
+    using Scalar = std::remove_pointer_t<decltype(tag)>;
+    // random, larger than a warp, with empty rows
+    check_all_modes<Device, Scalar, int>(spk_test::random_csr<Scalar, int>(300, 200, 6, 1), 3);
+    // int64 ordinals, one dense row
+    check_all_modes<Device, Scalar, long long>(
+        spk_test::random_csr<Scalar, long long>(150, 170, 3, 2, 40), 5);
+    // one row; one column; 0 nonzeros; 0 x 0
+    check_all_modes<Device, Scalar, int>(spk_test::random_csr<Scalar, int>(1, 90, 30, 3), 7);
+    check_all_modes<Device, Scalar, int>(spk_test::random_csr<Scalar, int>(90, 1, 1, 4), 9);
+    check_all_modes<Device, Scalar, int>(spk_test::random_csr<Scalar, int>(40, 30, 0, 5), 11);
+    check_all_modes<Device, Scalar, int>(spk_test::random_csr<Scalar, int>(0, 0, 0, 6), 13);
+  });
+}
+TEST_CASE_TEMPLATE_APPLY(csr_spmv, spk_test::all_devices);
+
+TEST_CASE("csr spmv: wrong vector sizes throw with both sizes") {
+  const auto a = spk_test::random_csr<double, int>(5, 4, 2, 1);
+  Kokkos::View<double*, Kokkos::HostSpace> x("x", 5), y("y", 5);
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x, 0.0, y),
+                       doctest::Contains("x has 5 entries, op(A) has 4 columns"),
+                       std::invalid_argument);
+  Kokkos::View<double*, Kokkos::HostSpace> xt("x", 5), yt("y", 3);
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::T, 1.0, a, xt, 0.0, yt),
+                       doctest::Contains("y has 3 entries, op(A) has 4 rows"),
+                       std::invalid_argument);
+}
