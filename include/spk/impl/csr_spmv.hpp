@@ -210,21 +210,49 @@ struct CsrBalancedSpmv {
     team.team_barrier();
     // segment 0 may be the tail of row r0 - 1; the others are rows r0 .. r1 - 1
     const O nseg = (r1 - r0) + (has_tail ? 1 : 0);
+    if (nseg <= few_segments) {
+      // few long segments: the whole team reduces each one
+      for (O s = 0; s < nseg; ++s) {
+        F b, e;
+        const O r = segment(s, r0, has_tail, wbeg, wend, b, e);
+        S sum = traits::zero();
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, b, e), [&](const F k, S& acc) { acc += prod(k - wbeg); },
+            sum);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { store(s, r, has_tail, w, wend, sum); });
+      }
+      return;
+    }
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, O(0), nseg), [&](const O s) {
-      const bool tail = has_tail && s == 0;
-      const O r = tail ? r0 - 1 : r0 + s - (has_tail ? 1 : 0);
-      const F b = tail ? wbeg : row_map(r);
-      const F row_end = row_map(r + 1);
-      const F e = row_end < wend ? row_end : wend;
+      F b, e;
+      const O r = segment(s, r0, has_tail, wbeg, wend, b, e);
       S sum = traits::zero();
       for (F k = b; k < e; ++k) sum += prod(k - wbeg);
-      if (tail)
-        carry(w) = sum;
-      else if (row_end > wend)
-        head(w) = sum;
-      else
-        y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
+      store(s, r, has_tail, w, wend, sum);
     });
+  }
+
+  static constexpr int few_segments = 4;
+
+  /// Row of segment s and its entry range [b, e) clipped to the window.
+  KOKKOS_INLINE_FUNCTION O segment(O s, O r0, bool has_tail, F wbeg, F wend, F& b, F& e) const {
+    const bool tail = has_tail && s == 0;
+    const O r = tail ? r0 - 1 : r0 + s - (has_tail ? 1 : 0);
+    b = tail ? wbeg : row_map(r);
+    e = row_map(r + 1) < wend ? row_map(r + 1) : wend;
+    return r;
+  }
+
+  /// Writes a segment's sum: a row complete in the window goes to y, a tail to carry(w), the
+  /// start of a row that goes on to head(w).
+  KOKKOS_INLINE_FUNCTION void store(O s, O r, bool has_tail, std::int64_t w, F wend,
+                                    const S& sum) const {
+    if (has_tail && s == 0)
+      carry(w) = sum;
+    else if (row_map(r + 1) > wend)
+      head(w) = sum;
+    else
+      y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
   }
 };
 
