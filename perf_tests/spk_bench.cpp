@@ -38,10 +38,11 @@ namespace {
 using Device = Kokkos::DefaultExecutionSpace::device_type;
 
 const char* const usage_text = R"(usage: spk-bench [options]
-  --matrix FILE.mtx      Matrix Market file (repeatable)
+  --matrix FILE.mtx[*K]  Matrix Market file, optionally K copies on the diagonal (repeatable)
   --gen NAME:SIZE[:k=v]  generated matrix (repeatable); see the list below
-  --cases FILE           list of cases, one per line: a .mtx path or a generator spec
-                         ('#' starts a comment)
+  --cases FILE           list of cases, one per line: a .mtx path, FILE.mtx*K (K copies
+                         on the diagonal) or a generator spec; '#' starts a comment and
+                         ${VAR} is taken from the environment
   --format LIST|all      comma-separated formats: csr, kokkoskernels, cusparse-csr-alg1,
                          cusparse-csr-alg2, cusparse-coo (cuSPARSE only in CUDA builds)
   --scalar TYPE          float | double | complex64 | complex128 (default double)
@@ -178,24 +179,66 @@ bool wanted(const Options& o, const std::string& format) {
   return false;
 }
 
-bool is_file_case(const std::string& c) {
-  return c.size() > 4 && c.compare(c.size() - 4, 4, ".mtx") == 0;
-}
-
-std::string case_name(const std::string& c) {
-  if (!is_file_case(c)) return c;
-  const auto slash = c.find_last_of('/');
-  return slash == std::string::npos ? c : c.substr(slash + 1);
-}
-
-/// Loads a case (file or generator) as CSR on Dev.
-template <class S, class Dev>
-spk::CsrMatrix<S, int, int, Dev> load_case(const std::string& c) {
-  if (is_file_case(c)) {
-    const auto host = spk::io::read_matrix_market_coo<S, int, int>(c);
-    return spk::coo_to_csr(spk::copy_to<Dev>(host));
+/// Expands ${NAME} from the environment (case lists name the data directory portably).
+std::string expand_env(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto close = text.find('}', i);
+    if (text.compare(i, 2, "${") == 0 && close != std::string::npos) {
+      const std::string name = text.substr(i + 2, close - i - 2);
+      const char* v = std::getenv(name.c_str());
+      if (!v) spk::throw_invalid_argument("spk-bench", "case '", text, "' uses ${", name,
+                                          "}, which is not set");
+      out += v;
+      i = close;
+    } else {
+      out += text[i];
+    }
   }
-  return spk::generate::from_spec<S, int, int, Dev>(spk::generate::parse_generator_spec(c));
+  return out;
+}
+
+/// A case is a generator spec, FILE.mtx, or FILE.mtx*K (K diagonal copies of the file).
+struct CaseSpec {
+  std::string file;  // empty for a generator
+  int copies = 1;
+  std::string spec;
+};
+
+CaseSpec parse_case(const std::string& text) {
+  CaseSpec c;
+  const std::string t = expand_env(text);
+  const auto star = t.rfind('*');
+  const std::string base = star == std::string::npos ? t : t.substr(0, star);
+  if (base.size() > 4 && base.compare(base.size() - 4, 4, ".mtx") == 0) {
+    c.file = base;
+    if (star != std::string::npos) c.copies = to_int("FILE.mtx*K", t.substr(star + 1));
+    if (c.copies < 1) spk::throw_invalid_argument("spk-bench", "case '", text, "': K must be >= 1");
+  } else {
+    c.spec = t;
+  }
+  return c;
+}
+
+std::string case_name(const std::string& text) {
+  const CaseSpec c = parse_case(text);
+  if (c.file.empty()) return c.spec;
+  const auto slash = c.file.find_last_of('/');
+  const std::string name = slash == std::string::npos ? c.file : c.file.substr(slash + 1);
+  return c.copies > 1 ? name + "*" + std::to_string(c.copies) : name;
+}
+
+/// Loads a case as CSR on Dev.
+template <class S, class Dev>
+spk::CsrMatrix<S, int, int, Dev> load_case(const std::string& text) {
+  const CaseSpec c = parse_case(text);
+  if (!c.file.empty()) {
+    const auto host = spk::io::read_matrix_market_coo<S, int, int>(c.file);
+    auto a = spk::coo_to_csr(spk::copy_to<Dev>(host));
+    if (c.copies > 1) a = spk::generate::block_diag_replicate(a, c.copies);
+    return a;
+  }
+  return spk::generate::from_spec<S, int, int, Dev>(spk::generate::parse_generator_spec(c.spec));
 }
 
 /// A timed candidate: its name, its memory and a call computing y = alpha op(A) x + beta y.
@@ -205,6 +248,54 @@ struct Candidate {
   std::size_t memory_bytes;
   std::function<void(S, S)> run;
 };
+
+/// The CSR schedules measured: the default heuristic's choice first ("auto:..."), then the
+/// variants it chooses among.
+template <class Matrix>
+std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matrix& a,
+                                                                      spk::Mode mode) {
+  using V = spk::CsrSpmvVariant;
+  constexpr bool gpu = spk::impl::is_gpu_space<typename Matrix::execution_space>();
+  std::vector<std::pair<std::string, spk::CsrSpmvParams>> out;
+  auto add = [&](spk::CsrSpmvParams p, const char* prefix = "") {
+    const std::string name =
+        spk::describe(spk::resolve_params(a, mode, p)) +
+        (p.transpose == spk::TransposeMethod::explicit_ ? "-explicitT" : "");
+    for (const auto& o : out)  // a schedule resolving to one already listed is measured once
+      if (o.first == name) return;
+    out.emplace_back(prefix + name, p);
+  };
+  add({}, "auto:");
+  spk::CsrSpmvParams p;
+  p.variant = V::thread;
+  add(p);
+  p.schedule = spk::SpmvSchedule::dynamic_chunks;
+  add(p);
+  if (gpu) {
+    for (int v : {2, 4, 8, 16, 32}) {
+      p = {};
+      p.variant = V::vector;
+      p.vector_length = v;
+      add(p);
+    }
+    p.vector_length = 0;
+    p.schedule = spk::SpmvSchedule::dynamic_chunks;
+    add(p);
+  }
+  if (mode == spk::Mode::N) {
+    for (int c : gpu ? std::vector<int>{512, 1024, 2048} : std::vector<int>{2048}) {
+      p = {};
+      p.variant = V::balanced;
+      p.chunk_nnz = c;
+      add(p);
+    }
+  } else {
+    p = {};
+    p.transpose = spk::TransposeMethod::explicit_;
+    add(p);
+  }
+  return out;
+}
 
 template <class S>
 double min_bytes(long long rows, long long cols, long long nnz, spk::Mode mode) {
@@ -243,8 +334,13 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
 
   std::vector<Candidate<S>> cands;
   if (wanted(o, "csr")) {
-    cands.push_back({"csr", trans ? "atomic" : "row-per-thread", a.memory_bytes(),
-                     [=](S al, S be) { spk::spmv(mode, al, a, x, be, y); }});
+    for (const auto& v : csr_schedules(a, mode)) {
+      const spk::CsrSpmvParams p = v.second;
+      const std::size_t mem =
+          a.memory_bytes() * (p.transpose == spk::TransposeMethod::explicit_ ? 2 : 1);
+      cands.push_back(
+          {"csr", v.first, mem, [=](S al, S be) { spk::spmv(mode, al, a, x, be, y, p); }});
+    }
   }
   if (wanted(o, "kokkoskernels")) {
     const auto kk = spk::to_kokkos_kernels(a);
@@ -323,7 +419,7 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
 }
 
 void print_table(const std::vector<Result>& rs) {
-  std::printf("%-24s %-20s %-16s %10s %10s %10s %9s %9s %7s %10s %9s %7s\n", "matrix", "format",
+  std::printf("%-24s %-18s %-30s %10s %10s %10s %9s %9s %7s %10s %9s %7s\n", "matrix", "format",
               "variant", "median_ms", "min_ms", "max_ms", "GFLOP/s", "GB/s", "%copy", "rel_err",
               "mem_MB", "vs_cus");
   for (const auto& r : rs) {
@@ -332,7 +428,7 @@ void print_table(const std::vector<Result>& rs) {
       if (q.matrix == r.matrix && q.format == "cusparse-csr-alg1") ref = q.median_ms;
     char ratio[16] = "-";
     if (ref > 0) std::snprintf(ratio, sizeof ratio, "%.2f", ref / r.median_ms);
-    std::printf("%-24.24s %-20.20s %-16.16s %10.4f %10.4f %10.4f %9.2f %9.1f %6.1f%% %10.2e %9.2f %7s%s\n",
+    std::printf("%-24.24s %-18.18s %-30.30s %10.4f %10.4f %10.4f %9.2f %9.1f %6.1f%% %10.2e %9.2f %7s%s\n",
                 r.matrix.c_str(), r.format.c_str(), r.variant.c_str(), r.median_ms, r.min_ms,
                 r.max_ms, r.gflops, r.gbps, 100 * r.copy_fraction, r.rel_error,
                 double(r.memory_bytes) / 1e6, ratio, r.correct ? "" : "  WRONG");
@@ -406,15 +502,29 @@ template <class S>
 int run_all(const Options& o, RunInfo& info) {
   std::vector<Result> results;
   bool all_correct = true;
+  bool all_ran = true;
   for (const auto& c : o.cases) {
     std::cerr << "spk-bench: " << c << "\n";
-    if (o.memory_only)
-      memory_case<S>(c, results);
-    else
-      bench_case<S>(o, info, c, results, all_correct);
+    try {
+      const CaseSpec cs = parse_case(c);
+      if (!cs.file.empty() && !spk::scalar_traits<S>::is_complex &&
+          spk::io::read_matrix_market_header(cs.file).field ==
+              spk::io::MatrixMarketHeader::Field::complex) {
+        std::cerr << "spk-bench: skipping " << c << ": complex values need --scalar complex128\n";
+        continue;
+      }
+      if (o.memory_only)
+        memory_case<S>(c, results);
+      else
+        bench_case<S>(o, info, c, results, all_correct);
+    } catch (const std::exception& e) {
+      std::cerr << "spk-bench: error in case " << c << ": " << e.what() << "\n";
+      all_ran = false;
+    }
   }
   if (!o.memory_only) print_table(results);
   if (!o.json.empty()) write_json(o.json, info, results);
+  if (!all_ran) return 1;
   if (!all_correct) {
     std::cerr << "spk-bench: some results disagree with the host reference (marked WRONG)\n";
     return 3;

@@ -8,11 +8,21 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace spk {
 
 namespace impl {
+/// "int32_t", "int64_t", ... for error messages about index types.
+template <class T>
+constexpr const char* integer_type_name() {
+  return sizeof(T) == 1   ? (std::is_signed<T>::value ? "int8_t" : "uint8_t")
+         : sizeof(T) == 2 ? (std::is_signed<T>::value ? "int16_t" : "uint16_t")
+         : sizeof(T) == 4 ? (std::is_signed<T>::value ? "int32_t" : "uint32_t")
+                          : (std::is_signed<T>::value ? "int64_t" : "uint64_t");
+}
+
 inline void append_all(std::ostringstream&) {}
 template <class T, class... Rest>
 void append_all(std::ostringstream& os, T&& first, Rest&&... rest) {

@@ -39,10 +39,13 @@ case "$cmd" in
     "$work/bin/perf_tests/spk-bench" "$@"
     ;;
   suite)
-    cases=${1:-$root/perf_tests/device/suite.txt}
-    shift || true
-    "$work/bin/perf_tests/spk-bench" --cases "$cases" --json "$out/suite.json" "$@" 2>&1 |
-      tee "$out/suite.log"
+    # generated suite + every shared real matrix; ARGS go to spk-bench (e.g. --mode T)
+    tag=${SUITE_TAG:-suite}
+    cases=$work/cases.txt
+    cp "$root/perf_tests/device/suite.txt" "$cases"
+    ls "$SPK_DATA_DIR"/matrices/*.mtx >> "$cases"
+    "$work/bin/perf_tests/spk-bench" --cases "$cases" --json "$out/$tag.json" "$@" 2>&1 |
+      tee "$out/$tag.log"
     ;;
   *) echo "run.sh: unknown command '$cmd'" >&2; exit 2 ;;
 esac

@@ -121,15 +121,6 @@ class MatrixMarketWriter {
   std::int64_t remaining_ = 0;
 };
 
-/// "int32_t", "int64_t", ... for error messages about index types.
-template <class T>
-constexpr const char* integer_type_name() {
-  return sizeof(T) == 1   ? (std::is_signed<T>::value ? "int8_t" : "uint8_t")
-         : sizeof(T) == 2 ? (std::is_signed<T>::value ? "int16_t" : "uint16_t")
-         : sizeof(T) == 4 ? (std::is_signed<T>::value ? "int32_t" : "uint32_t")
-                          : (std::is_signed<T>::value ? "int64_t" : "uint64_t");
-}
-
 /// The largest value of an integer type that also fits in int64_t.
 template <class T>
 constexpr std::int64_t int64_capped_max() {

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Summarises spk-bench JSON files as Markdown tables for docs/PERFORMANCE.md.
+
+usage: summarize.py RESULT.json [RESULT.json ...]
+
+For each matrix: the best spk CSR schedule, the default heuristic's choice ("auto:"), cuSPARSE
+CSR ALG1/ALG2/COO and Kokkos Kernels, as median milliseconds, the speed-up over cuSPARSE CSR ALG1
+and the fraction of the copy bandwidth. Then geometric means over the large matrices
+(>= 20M nonzeros) and over all.
+"""
+import json
+import math
+import sys
+from collections import defaultdict
+
+LARGE_NNZ = 20_000_000
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def summarize(path):
+    with open(path) as f:
+        run = json.load(f)
+    rows = defaultdict(list)
+    for r in run["results"]:
+        rows[(r["matrix"], r["mode"])].append(r)
+    print(f"### {path}\n")
+    print(f"GPU: {run['gpu']}; date: {run['date']}; commit: {run['commit']}; "
+          f"copy bandwidth: {run['copy_bandwidth_gbps']:.0f} GB/s\n")
+    print(f"Command: `{run['command']}`\n")
+    print("| matrix | mode | nnz | best spk schedule | best ms | auto ms | auto/best | "
+          "cuSPARSE ALG1 ms | best vs ALG1 | auto vs ALG1 | ALG2 ms | COO ms | KK ms | "
+          "best %copy |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    agg = defaultdict(list)
+    for (matrix, mode), rs in rows.items():
+        spk = [r for r in rs if r["format"] == "csr" and r.get("correct", True)]
+        if not spk:
+            continue
+        best = min(spk, key=lambda r: r["median_ms"])
+        auto = next((r for r in spk if r["variant"].startswith("auto:")), None)
+        by = {r["format"]: r for r in rs}
+        alg1 = by.get("cusparse-csr-alg1")
+        alg2 = by.get("cusparse-csr-alg2")
+        coo = by.get("cusparse-coo")
+        kk = by.get("kokkoskernels")
+        ms = lambda r: f"{r['median_ms']:.4f}" if r else "-"
+        ratio = lambda a, b: (b["median_ms"] / a["median_ms"]) if a and b else None
+        fmt = lambda x: f"{x:.2f}" if x else "-"
+        best_vs = ratio(best, alg1)
+        auto_vs = ratio(auto, alg1)
+        auto_best = (auto["median_ms"] / best["median_ms"]) if auto else None
+        print(f"| {matrix} | {mode} | {best['nnz']} | {best['variant']} | {ms(best)} | {ms(auto)} "
+              f"| {fmt(auto_best)} | {ms(alg1)} | {fmt(best_vs)} | {fmt(auto_vs)} | {ms(alg2)} "
+              f"| {ms(coo)} | {ms(kk)} | {100 * best['gbps'] / run['copy_bandwidth_gbps']:.0f}% |")
+        key = "large" if best["nnz"] >= LARGE_NNZ else "small"
+        agg[(key, mode, "best")].append(best_vs)
+        agg[(key, mode, "auto")].append(auto_vs)
+        agg[(key, mode, "kk")].append(ratio(kk, alg1))
+    print()
+    for (key, mode, what), xs in sorted(agg.items()):
+        xs = [x for x in xs if x]
+        if xs:
+            print(f"- {key} matrices, mode {mode}, {what} vs cuSPARSE CSR ALG1: geometric mean "
+                  f"{geomean(xs):.2f}x, min {min(xs):.2f}x over {len(xs)} matrices")
+    print()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        print(__doc__)
+        sys.exit(2)
+    for p in sys.argv[1:]:
+        summarize(p)
