@@ -2,6 +2,11 @@
 // kernel variant and schedule, explicit and atomic transposes.
 #include "test_common.hpp"
 
+#include <fstream>
+#include <string>
+
+#include <spk/convert.hpp>
+#include <spk/io/matrix_market.hpp>
 #include <spk/reference.hpp>
 #include <spk/spmv.hpp>
 
@@ -26,7 +31,7 @@ void check_spmv(const spk::CsrMatrix<Scalar, Ordinal, Offset, spk::impl::HostDev
   INFO("mode " << std::string(spk::to_string(mode)) << ", " << a.nrows() << " x " << a.ncols() << ", nnz "
                << a.nnz() << ", scalar " << std::string(spk::scalar_traits<Scalar>::name) << ", schedule "
                << spk::describe(spk::resolve_params(a, mode, params))
-               << (params.transpose == spk::TransposeMethod::explicit_ ? " explicit" : ""));
+               << std::string(params.transpose == spk::TransposeMethod::explicit_ ? " explicit" : ""));
   spk_test::check_close(spk_test::to_vector(yd), y_ref, bound,
                         8 * spk::unit_roundoff<Scalar>());
 }
@@ -116,3 +121,41 @@ TEST_CASE("csr spmv: wrong vector sizes throw with both sizes") {
                        doctest::Contains("y has 3 entries, op(A) has 4 rows"),
                        std::invalid_argument);
 }
+
+TEST_CASE_TEMPLATE_DEFINE("csr spmv on the shared real matrices", Device, csr_spmv_real) {
+  // every matrix of the manifest, in double (complex128 for complex files), modes N and T (and
+  // H for complex), with the automatic, vector and balanced schedules
+  const std::string dir = spk_test::data_dir() + "/matrices/";
+  std::ifstream manifest(dir + "MANIFEST.tsv");
+  REQUIRE_MESSAGE(manifest.good(), "cannot open " << dir << "MANIFEST.tsv");
+  std::string line;
+  std::getline(manifest, line);  // header
+  int checked = 0;
+  while (std::getline(manifest, line)) {
+    if (line.empty()) continue;
+    const std::string file = line.substr(0, line.find('\t'));
+    const bool complex = line.find("\tcomplex\t") != std::string::npos;
+    INFO("matrix " << file);
+    auto run = [&](auto* tag) {
+      using Scalar = std::remove_pointer_t<decltype(tag)>;
+      const auto coo = spk::io::read_matrix_market_coo<Scalar, int, int>(dir + file);
+      const auto host = spk::to_host(spk::coo_to_csr(coo));
+      spk::CsrSpmvParams vec, bal;
+      vec.variant = spk::CsrSpmvVariant::vector;
+      bal.variant = spk::CsrSpmvVariant::balanced;
+      const Scalar alpha = spk::scalar_traits<Scalar>::make(0.5, complex ? 0.25 : 0.0);
+      for (const auto& params : {spk::CsrSpmvParams{}, vec, bal}) {
+        check_spmv<Device>(host, spk::Mode::N, alpha, Scalar(0), 17, params);
+        check_spmv<Device>(host, spk::Mode::T, alpha, Scalar(2), 19, params);
+        if (complex) check_spmv<Device>(host, spk::Mode::H, alpha, Scalar(2), 23, params);
+      }
+    };
+    if (complex)
+      run(static_cast<Kokkos::complex<double>*>(nullptr));
+    else
+      run(static_cast<double*>(nullptr));
+    ++checked;
+  }
+  CHECK(checked == 51);
+}
+TEST_CASE_TEMPLATE_APPLY(csr_spmv_real, spk_test::all_devices);

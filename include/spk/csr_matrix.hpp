@@ -100,7 +100,8 @@ class CsrMatrix {
 
   /// Kernels' cache of structure-derived data (see impl::AnalysisSlot), shared by copies.
   impl::AnalysisSlot& analysis() const { return *analysis_; }
-  /// Drops the cached analysis; call after changing row_map or col_idx in place.
+  /// Drops the cached analysis; call after changing row_map, col_idx or (when an explicit
+  /// transpose was cached by spmv) values in place.
   void invalidate_analysis() const { analysis_->data.reset(); }
 
   /// Bytes held by the three arrays.
