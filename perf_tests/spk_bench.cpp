@@ -282,14 +282,13 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
     p.schedule = spk::SpmvSchedule::dynamic_chunks;
     add(p);
   }
-  if (mode == spk::Mode::N) {
-    for (int c : gpu ? std::vector<int>{512, 1024, 2048} : std::vector<int>{2048}) {
-      p = {};
-      p.variant = V::balanced;
-      p.chunk_nnz = c;
-      add(p);
-    }
-  } else {
+  for (int c : gpu ? std::vector<int>{512, 1024, 2048} : std::vector<int>{2048}) {
+    p = {};
+    p.variant = V::balanced;
+    p.chunk_nnz = c;
+    add(p);
+  }
+  if (mode != spk::Mode::N) {
     p = {};
     p.transpose = spk::TransposeMethod::explicit_;
     add(p);

@@ -14,7 +14,8 @@ enum class CsrSpmvVariant {
   automatic,  ///< chosen from the row-length statistics (choose_csr_spmv_params)
   thread,     ///< one row per thread
   vector,     ///< a vector of vector_length lanes per row, several rows per team
-  balanced    ///< nnz-balanced: each team takes an equal window of nonzeros (row-block splitting)
+  balanced    ///< nnz-balanced: equal windows of nonzeros per team (row-block splitting); for
+              ///< op = T / H equal runs of nonzeros per thread, scattered with atomics
 };
 
 /// How teams take their work.

@@ -19,19 +19,10 @@ namespace spk {
 /// The schedule spmv would use for `a` with the given (partly filled) parameters: zero fields
 /// are chosen from the matrix's cached row statistics and its execution space.
 template <class S, class O, class F, class D>
-CsrSpmvParams resolve_params(const CsrMatrix<S, O, F, D>& a, Mode mode,
+CsrSpmvParams resolve_params(const CsrMatrix<S, O, F, D>& a, Mode /*mode*/,
                              const CsrSpmvParams& params = {}) {
   using exec = typename CsrMatrix<S, O, F, D>::execution_space;
-  constexpr bool gpu = impl::is_gpu_space<exec>();
-  CsrSpmvParams p = choose_csr_spmv_params(row_stats(a), gpu, params);
-  if (mode != Mode::N && p.variant == CsrSpmvVariant::balanced) {
-    // the nnz-balanced windows are a row-wise (op = N) scheme; transposed products scatter
-    CsrSpmvParams q = params;
-    q.variant = gpu ? CsrSpmvVariant::vector : CsrSpmvVariant::thread;
-    q.chunk_nnz = q.threads_per_team = 0;
-    p = choose_csr_spmv_params(row_stats(a), gpu, q);
-  }
-  return p;
+  return choose_csr_spmv_params(row_stats(a), impl::is_gpu_space<exec>(), params);
 }
 
 /// y = alpha * op(A) * x + beta * y with A in CSR.
@@ -73,8 +64,10 @@ void spmv(Mode mode, S alpha, const CsrMatrix<S, O, F, D>& a, const XView& x, S 
     return;
   }
   const CsrSpmvParams p = resolve_params(a, mode, params);
-  if (p.variant == CsrSpmvVariant::balanced)
+  if (p.variant == CsrSpmvVariant::balanced && mode == Mode::N)
     impl::csr_spmv_balanced(p, alpha, a, x, beta, y);
+  else if (p.variant == CsrSpmvVariant::balanced)
+    impl::csr_spmv_balanced_t(p, mode, alpha, a, x, beta, y);
   else
     impl::csr_spmv_vector(p, mode, alpha, a, x, beta, y);
 }

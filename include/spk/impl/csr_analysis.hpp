@@ -16,6 +16,10 @@ namespace impl {
 template <class Matrix>
 struct CsrAnalysis {
   CsrRowStats stats;
+  /// Balanced kernel: window_rows(w) = first row starting at or after w * window_nnz, for
+  /// w = 0 .. nwindows (the last entry is nrows); rebuilt when the window size changes.
+  Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> window_rows;
+  std::int64_t window_nnz = 0;
   std::shared_ptr<Matrix> transpose;       ///< A^T, built on first explicit-transpose product
   std::shared_ptr<Matrix> conj_transpose;  ///< A^H, likewise
 };

@@ -18,6 +18,7 @@
 #include <spk/csr_matrix.hpp>
 #include <spk/csr_spmv_params.hpp>
 #include <spk/error.hpp>
+#include <spk/impl/csr_analysis.hpp>
 #include <spk/mode.hpp>
 #include <spk/scalar.hpp>
 
@@ -83,6 +84,7 @@ struct CsrVectorSpmv {
   O nrows;
   O rows_per_team;
   O nchunks;
+  int vector_length;
   Kokkos::View<O*, typename Matrix::device_type> counter;  // dynamic schedule only
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
@@ -100,15 +102,36 @@ struct CsrVectorSpmv {
     }
   }
 
+  /// sum of values(k) * x(col_idx(k)) for k = k0, k0 + stride, ... < e, four entries in flight
+  /// (independent loads before their use keep more memory requests outstanding).
+  KOKKOS_INLINE_FUNCTION S strided_dot(F k, const F e, const F stride) const {
+    S s0 = traits::zero(), s1 = traits::zero();
+    for (; k + 3 * stride < e; k += 4 * stride) {
+      const O c0 = col_idx(k), c1 = col_idx(k + stride), c2 = col_idx(k + 2 * stride),
+              c3 = col_idx(k + 3 * stride);
+      const S v0 = values(k), v1 = values(k + stride), v2 = values(k + 2 * stride),
+              v3 = values(k + 3 * stride);
+      s0 += v0 * x(c0);
+      s1 += v1 * x(c1);
+      s0 += v2 * x(c2);
+      s1 += v3 * x(c3);
+    }
+    for (; k < e; k += stride) s0 += values(k) * x(col_idx(k));
+    return s0 + s1;
+  }
+
   KOKKOS_INLINE_FUNCTION void chunk(const member& team, O c) const {
     const O begin = c * rows_per_team;
     const O end = begin + rows_per_team < nrows ? begin + rows_per_team : nrows;
     if (mode == Mode::N) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O i) {
+        const F b = row_map(i), e = row_map(i + 1);
         S sum = traits::zero();
+        // one index per lane: the lane walks its strided share of the row itself, unrolled
         Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(team, row_map(i), row_map(i + 1)),
-            [&](const F k, S& s) { s += values(k) * x(col_idx(k)); }, sum);
+            Kokkos::ThreadVectorRange(team, vector_length),
+            [&](const int lane, S& s) { s += strided_dot(b + F(lane), e, F(vector_length)); },
+            sum);
         Kokkos::single(Kokkos::PerThread(team), [&]() {
           y(i) = beta_zero ? alpha * sum : alpha * sum + beta * y(i);
         });
@@ -141,7 +164,8 @@ void csr_spmv_vector(const CsrSpmvParams& p, Mode mode, typename Matrix::value_t
   const O rows_per_team = O(p.team_size) * O(p.rows_per_thread);
   const O nchunks = (a.nrows() + rows_per_team - 1) / rows_per_team;
   functor f{a.row_map(), a.col_idx(), a.values(), x, y, alpha, beta,
-            beta == scalar_traits<S>::zero(), mode, a.nrows(), rows_per_team, nchunks, {}};
+            beta == scalar_traits<S>::zero(), mode, a.nrows(), rows_per_team, nchunks,
+            p.vector_length, {}};
   O league = nchunks;
   if (p.schedule == SpmvSchedule::dynamic_chunks) {
     f.counter = Kokkos::View<O*, typename Matrix::device_type>("spk::spmv_counter", 1);
@@ -179,20 +203,8 @@ struct CsrBalancedSpmv {
   std::int64_t nwindows;
   Kokkos::View<S*, typename Matrix::device_type> carry;  // tail of a row begun earlier
   Kokkos::View<S*, typename Matrix::device_type> head;   // start of a row that goes on
+  Kokkos::View<const O*, typename Matrix::device_type> window_rows;  // see CsrAnalysis
   int scratch_level = 0;
-
-  /// First row r with row_map(r) >= k (rows whose entries start at or after k).
-  KOKKOS_INLINE_FUNCTION O first_row_at(F k) const {
-    O lo = 0, hi = nrows;
-    while (lo < hi) {
-      const O mid = lo + (hi - lo) / 2;
-      if (row_map(mid) < k)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    return lo;
-  }
 
   static std::size_t scratch_bytes(F window) { return scratch_view::shmem_size(window); }
 
@@ -200,12 +212,26 @@ struct CsrBalancedSpmv {
     const std::int64_t w = team.league_rank();
     const F wbeg = F(w) * window;
     const F wend = wbeg + window < nnz ? wbeg + window : nnz;
-    const O r0 = w == 0 ? O(0) : first_row_at(wbeg);
-    const O r1 = w + 1 == nwindows ? nrows : first_row_at(wend);
+    const O r0 = window_rows(w);
+    const O r1 = window_rows(w + 1);
     const bool has_tail = r0 > 0 && row_map(r0) > wbeg;
     scratch_view prod(team.team_scratch(scratch_level), window);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, F(0), wend - wbeg), [&](const F k) {
-      prod(k) = values(wbeg + k) * x(col_idx(wbeg + k));
+    // coalesced: thread t takes entries t, t + T, ...; four loads in flight per thread
+    const F n = wend - wbeg;
+    const F nt = F(team.team_size());
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](const int t) {
+      F k = F(t);
+      for (; k + 3 * nt < n; k += 4 * nt) {
+        const O c0 = col_idx(wbeg + k), c1 = col_idx(wbeg + k + nt),
+                c2 = col_idx(wbeg + k + 2 * nt), c3 = col_idx(wbeg + k + 3 * nt);
+        const S v0 = values(wbeg + k), v1 = values(wbeg + k + nt), v2 = values(wbeg + k + 2 * nt),
+                v3 = values(wbeg + k + 3 * nt);
+        prod(k) = v0 * x(c0);
+        prod(k + nt) = v1 * x(c1);
+        prod(k + 2 * nt) = v2 * x(c2);
+        prod(k + 3 * nt) = v3 * x(c3);
+      }
+      for (; k < n; k += nt) prod(k) = values(wbeg + k) * x(col_idx(wbeg + k));
     });
     team.team_barrier();
     // segment 0 may be the tail of row r0 - 1; the others are rows r0 .. r1 - 1
@@ -256,6 +282,45 @@ struct CsrBalancedSpmv {
   }
 };
 
+/// First row starting in each window of `window` nonzeros (and nrows at the end), computed on
+/// the device once per matrix and window size and cached with the matrix's analysis.
+template <class Matrix>
+Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> balanced_window_rows(
+    const Matrix& a, typename Matrix::size_type window) {
+  using O = typename Matrix::ordinal_type;
+  using F = typename Matrix::size_type;
+  using exec = typename Matrix::execution_space;
+  auto& an = csr_analysis(a);
+  if (an.window_nnz == std::int64_t(window) && an.window_rows.extent(0) > 0)
+    return an.window_rows;
+  const std::int64_t nwindows = (std::int64_t(a.nnz()) + window - 1) / window;
+  Kokkos::View<O*, typename Matrix::device_type> rows(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::spmv_window_rows"), nwindows + 1);
+  const auto row_map = a.row_map();
+  const O nrows = a.nrows();
+  Kokkos::parallel_for(
+      "spk::csr_window_rows", Kokkos::RangePolicy<exec>(0, nwindows + 1),
+      KOKKOS_LAMBDA(const std::int64_t w) {
+        if (w == nwindows) {
+          rows(w) = nrows;
+          return;
+        }
+        const F k = F(w) * window;
+        O lo = 0, hi = nrows;  // first row r with row_map(r) >= k
+        while (lo < hi) {
+          const O mid = lo + (hi - lo) / 2;
+          if (row_map(mid) < k)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        rows(w) = w == 0 ? O(0) : lo;
+      });
+  an.window_rows = rows;
+  an.window_nnz = window;
+  return rows;
+}
+
 /// nnz-balanced kernel (op = N): windows of chunk_nnz nonzeros, then the fix-up of rows that
 /// cross windows.
 template <class Matrix, class XView, class YView>
@@ -279,8 +344,9 @@ void csr_spmv_balanced(const CsrSpmvParams& p, typename Matrix::value_type alpha
   Kokkos::View<S*, typename Matrix::device_type> head(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::spmv_head"), nwindows);
   const bool beta_zero = beta == scalar_traits<S>::zero();
-  functor f{a.row_map(), a.col_idx(), a.values(), x, y, alpha, beta, beta_zero,
-            a.nrows(),   nnz,         window,     nwindows, carry, head, 0};
+  functor f{a.row_map(), a.col_idx(), a.values(), x,    y,    alpha,
+            beta,        beta_zero,   a.nrows(),  nnz,  window, nwindows,
+            carry,       head,        balanced_window_rows(a, window), 0};
   Kokkos::TeamPolicy<exec> policy(nwindows, p.threads_per_team, 1);
   check_team_size(policy, f, p.threads_per_team, 1);
   // the window's products live in team scratch: level 0 (fast) when they fit, else level 1
@@ -315,6 +381,58 @@ void csr_spmv_balanced(const CsrSpmvParams& p, typename Matrix::value_type alpha
         const std::int64_t last = (std::int64_t(row_map(r + 1)) - 1) / window;
         for (std::int64_t v = w + 1; v <= last; ++v) sum += carry(v);
         y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
+      });
+}
+
+/// nnz-balanced transposed kernel (op = T or H): y = beta y, then every thread scatters an
+/// equal run of `chunk` nonzeros with atomics, walking the rows its run touches (one binary
+/// search per thread), so a very long row is spread over many threads.
+template <class Matrix, class XView, class YView>
+void csr_spmv_balanced_t(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
+                         const Matrix& a, const XView& x_in, typename Matrix::value_type beta,
+                         const YView& y) {
+  using S = typename Matrix::value_type;
+  using O = typename Matrix::ordinal_type;
+  using F = typename Matrix::size_type;
+  using exec = typename Matrix::execution_space;
+  using traits = scalar_traits<S>;
+  scale_vector(exec(), beta, y);
+  const F nnz = a.nnz();
+  if (nnz == 0) return;
+  // per thread: the team window divided among its threads (at least one entry)
+  const F run = F(p.chunk_nnz / p.threads_per_team > 0 ? p.chunk_nnz / p.threads_per_team : 1);
+  const std::int64_t nthreads = (std::int64_t(nnz) + run - 1) / run;
+  const auto row_map = a.row_map();
+  const auto col_idx = a.col_idx();
+  const auto values = a.values();
+  const random_access_t<XView> x = x_in;
+  const O nrows = a.nrows();
+  const bool conj = mode == Mode::H;
+  Kokkos::parallel_for(
+      "spk::csr_spmv_balanced_t", Kokkos::RangePolicy<exec>(0, nthreads),
+      KOKKOS_LAMBDA(const std::int64_t t) {
+        const F k0 = F(t) * run;
+        const F k1 = k0 + run < nnz ? k0 + run : nnz;
+        O lo = 0, hi = nrows;  // the row holding entry k0: last r with row_map(r) <= k0
+        while (lo < hi) {
+          const O mid = lo + (hi - lo) / 2;
+          if (row_map(mid) <= k0)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        O r = lo - 1;
+        F row_end = row_map(r + 1);
+        S xr = alpha * x(r);
+        for (F k = k0; k < k1; ++k) {
+          while (k >= row_end) {  // next non-empty row
+            ++r;
+            row_end = row_map(r + 1);
+            xr = alpha * x(r);
+          }
+          const S v = conj ? traits::conj(values(k)) : values(k);
+          atomic_add_value(&y(col_idx(k)), v * xr);
+        }
       });
 }
 
