@@ -269,24 +269,28 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
   spk::CsrSpmvParams p;
   p.variant = V::thread;
   add(p);
-  p.schedule = spk::SpmvSchedule::dynamic_chunks;
-  add(p);
+  if (!gpu) {
+    p.schedule = spk::SpmvSchedule::dynamic_chunks;
+    add(p);
+  }
   if (gpu) {
-    for (int v : {2, 4, 8, 16, 32}) {
+    for (int v : {4, 8, 16, 32}) {
       p = {};
       p.variant = V::vector;
       p.vector_length = v;
       add(p);
     }
-    p.vector_length = 0;
     p.schedule = spk::SpmvSchedule::dynamic_chunks;
     add(p);
   }
-  for (int c : gpu ? std::vector<int>{512, 1024, 2048} : std::vector<int>{2048}) {
-    p = {};
-    p.variant = V::balanced;
-    p.chunk_nnz = c;
-    add(p);
+  for (int c : gpu ? std::vector<int>{1024, 2048, 4096, 8192} : std::vector<int>{2048}) {
+    for (int t : gpu ? std::vector<int>{256, 512} : std::vector<int>{1}) {
+      p = {};
+      p.variant = V::balanced;
+      p.chunk_nnz = c;
+      p.threads_per_team = t;
+      add(p);
+    }
   }
   if (mode != spk::Mode::N) {
     p = {};
@@ -388,8 +392,9 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
     r.cols = a.ncols();
     r.nnz = a.nnz();
     r.memory_bytes = cand.memory_bytes;
-    // correctness first: y poisoned with NaN, beta = 0 must overwrite every entry
-    Kokkos::deep_copy(y, nan_value);
+    // correctness first: y poisoned with NaN, beta = 0 must overwrite every entry (peers whose
+    // beta = 0 scales y instead, like Kokkos Kernels' transposed product, start from zeros)
+    Kokkos::deep_copy(y, cand.format == "csr" ? nan_value : traits::zero());
     cand.run(traits::one(), traits::zero());
     Kokkos::fence();
     auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <spk/error.hpp>
+#include <spk/mode.hpp>
 
 namespace spk {
 
@@ -85,15 +86,31 @@ inline bool is_irregular(const CsrRowStats& s) {
                        s.stddev > 2.0 * s.mean + 8.0);
 }
 
-/// Completes `p` (fills every zero / automatic field) for a matrix with statistics `s` on an
-/// execution space that is a GPU (`gpu`) or a CPU backend. Throws std::invalid_argument for
-/// out-of-range explicit values. O(1).
+/// Matrices with at least this many nonzeros stream from device memory; below it they are
+/// cache-resident on current GPUs and short of parallel work for equal-nnz windows.
+constexpr std::int64_t large_nnz = 4 << 20;
+
+/// Completes `p` (fills every zero / automatic field) for a matrix with statistics `s`, the
+/// product op(A) = `mode`, on an execution space that is a GPU (`gpu`) or a CPU backend.
+/// GPU rules (from the H200 suite in docs/PERFORMANCE.md): op = N uses the nnz-balanced windows
+/// for irregular and for large matrices, and vectors of about the mean row length (rounded up to
+/// a power of two, 4..32 lanes) for small regular ones; op = T / H scatters with vectors of about
+/// the mean row length (rounded down) and uses nnz-balanced runs for irregular rows. CPU backends
+/// use one row per thread in chunks of rows, dynamically scheduled for irregular rows.
+/// Throws std::invalid_argument for out-of-range explicit values. O(1).
 inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
-                                            CsrSpmvParams p = {}) {
+                                            CsrSpmvParams p = {}, Mode mode = Mode::N) {
+  const bool irregular = is_irregular(s);
+  bool round_up = false;  // vector length from the mean row length: round up, or down
   if (p.variant == CsrSpmvVariant::automatic) {
-    if (is_irregular(s))
+    if (irregular)
       p.variant = CsrSpmvVariant::balanced;
-    else if (gpu && s.mean >= 3.0)
+    else if (gpu && mode == Mode::N && s.nnz >= large_nnz)
+      p.variant = CsrSpmvVariant::balanced;
+    else if (gpu && mode == Mode::N) {
+      p.variant = CsrSpmvVariant::vector;
+      round_up = true;
+    } else if (gpu && s.mean >= 3.0)
       p.variant = CsrSpmvVariant::vector;
     else
       p.variant = CsrSpmvVariant::thread;
@@ -113,14 +130,21 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
 
   if (p.variant == CsrSpmvVariant::balanced) {
     if (p.threads_per_team == 0) p.threads_per_team = gpu ? 256 : 1;
-    if (p.chunk_nnz == 0) p.chunk_nnz = gpu ? 4 * p.threads_per_team : 2048;
+    if (p.chunk_nnz == 0) {
+      // 2048 nonzeros per window, fewer when that leaves under ~1024 windows to spread
+      std::int64_t c = 2048;
+      while (gpu && c > 128 && s.nnz / c < 1024) c /= 2;
+      p.chunk_nnz = int(c);
+    }
     return p;
   }
   if (p.variant == CsrSpmvVariant::thread) p.vector_length = 1;
   if (p.vector_length == 0) {
-    // the largest power of two not above the mean row length, at most a warp
+    // a power of two near the mean row length, at most a warp
     int v = 1;
     while (v < 32 && 2.0 * v <= s.mean) v *= 2;
+    if (round_up && v < s.mean && v < 32) v *= 2;
+    if (round_up && v < 4) v = 4;
     p.vector_length = gpu ? v : 1;
   }
   if (p.team_size == 0) p.team_size = gpu ? 256 / p.vector_length : 1;

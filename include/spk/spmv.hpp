@@ -19,10 +19,10 @@ namespace spk {
 /// The schedule spmv would use for `a` with the given (partly filled) parameters: zero fields
 /// are chosen from the matrix's cached row statistics and its execution space.
 template <class S, class O, class F, class D>
-CsrSpmvParams resolve_params(const CsrMatrix<S, O, F, D>& a, Mode /*mode*/,
+CsrSpmvParams resolve_params(const CsrMatrix<S, O, F, D>& a, Mode mode,
                              const CsrSpmvParams& params = {}) {
   using exec = typename CsrMatrix<S, O, F, D>::execution_space;
-  return choose_csr_spmv_params(row_stats(a), impl::is_gpu_space<exec>(), params);
+  return choose_csr_spmv_params(row_stats(a), impl::is_gpu_space<exec>(), params, mode);
 }
 
 /// y = alpha * op(A) * x + beta * y with A in CSR.
