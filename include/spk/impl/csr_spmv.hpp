@@ -19,6 +19,7 @@
 #include <spk/csr_spmv_params.hpp>
 #include <spk/error.hpp>
 #include <spk/impl/csr_analysis.hpp>
+#include <spk/impl/search.hpp>
 #include <spk/mode.hpp>
 #include <spk/scalar.hpp>
 
@@ -127,11 +128,13 @@ struct CsrVectorSpmv {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O i) {
         const F b = row_map(i), e = row_map(i + 1);
         S sum = traits::zero();
-        // one index per lane: the lane walks its strided share of the row itself, unrolled
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(team, vector_length),
-            [&](const int lane, S& s) { s += strided_dot(b + F(lane), e, F(vector_length)); },
-            sum);
+        if (vector_length == 1) {
+          sum = strided_dot(b, e, F(1));  // one row per thread: four loads in flight
+        } else {
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, b, e),
+              [&](const F k, S& s) { s += values(k) * x(col_idx(k)); }, sum);
+        }
         Kokkos::single(Kokkos::PerThread(team), [&]() {
           y(i) = beta_zero ? alpha * sum : alpha * sum + beta * y(i);
         });
@@ -305,16 +308,8 @@ Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> balan
           rows(w) = nrows;
           return;
         }
-        const F k = F(w) * window;
-        O lo = 0, hi = nrows;  // first row r with row_map(r) >= k
-        while (lo < hi) {
-          const O mid = lo + (hi - lo) / 2;
-          if (row_map(mid) < k)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-        rows(w) = w == 0 ? O(0) : lo;
+        // first row r with row_map(r) >= w * window
+        rows(w) = w == 0 ? O(0) : impl::lower_bound(row_map, O(0), nrows, F(w) * window);
       });
   an.window_rows = rows;
   an.window_nnz = window;
@@ -367,15 +362,7 @@ void csr_spmv_balanced(const CsrSpmvParams& p, typename Matrix::value_type alpha
         const F wend = F(w + 1) * window;
         if (wend >= nnz) return;
         // the last row starting in window w: the row holding entry wend - 1, if it starts here
-        O lo = 0, hi = nrows;  // first row r with row_map(r) > wend - 1, minus one
-        while (lo < hi) {
-          const O mid = lo + (hi - lo) / 2;
-          if (row_map(mid) <= wend - 1)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-        const O r = lo - 1;
+        const O r = impl::upper_bound(row_map, O(0), nrows, wend - 1) - 1;
         if (row_map(r) < F(w) * window || row_map(r + 1) <= wend) return;
         S sum = head(w);
         const std::int64_t last = (std::int64_t(row_map(r + 1)) - 1) / window;
@@ -413,15 +400,8 @@ void csr_spmv_balanced_t(const CsrSpmvParams& p, Mode mode, typename Matrix::val
       KOKKOS_LAMBDA(const std::int64_t t) {
         const F k0 = F(t) * run;
         const F k1 = k0 + run < nnz ? k0 + run : nnz;
-        O lo = 0, hi = nrows;  // the row holding entry k0: last r with row_map(r) <= k0
-        while (lo < hi) {
-          const O mid = lo + (hi - lo) / 2;
-          if (row_map(mid) <= k0)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-        O r = lo - 1;
+        // the row holding entry k0: last r with row_map(r) <= k0
+        O r = impl::upper_bound(row_map, O(0), nrows, k0) - 1;
         F row_end = row_map(r + 1);
         S xr = alpha * x(r);
         for (F k = k0; k < k1; ++k) {

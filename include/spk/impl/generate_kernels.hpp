@@ -16,10 +16,11 @@
 #include <spk/csr_matrix.hpp>
 #include <spk/error.hpp>
 #include <spk/impl/kokkos_compat.hpp>
+#include <spk/impl/radix_sort.hpp>
+#include <spk/impl/search.hpp>
 #include <spk/scalar.hpp>
 #include <string>
 #include <type_traits>
-#include <utility>
 
 namespace spk {
 namespace impl {
@@ -321,15 +322,8 @@ KOKKOS_INLINE_FUNCTION void random_row_values(std::uint64_t seed, std::int64_t r
 template <class View>
 KOKKOS_INLINE_FUNCTION bool sorted_contains(const View& sorted, std::int64_t n,
                                             std::int64_t value) {
-  std::int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (std::int64_t(sorted(mid)) < value)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < n && std::int64_t(sorted(lo)) == value;
+  const std::int64_t p = impl::lower_bound(sorted, std::int64_t(0), n, value);
+  return p < n && std::int64_t(sorted(p)) == value;
 }
 
 /// Banded rows: row i holds min(nnz_per_row, w_i) columns of its band [lo_i, lo_i + w_i).
@@ -468,52 +462,19 @@ CsrMatrix<S, O, F, D> circuit_matrix(const char* who, std::int64_t nrows, std::i
 
 // --- R-MAT -----------------------------------------------------------------------------------
 
-/// Sorts keys (their low `nbits` bits; higher bits must be zero) by a stable LSD radix sort with
-/// 8-bit digits: each thread owns `chunk` contiguous keys (a launch parameter: it changes the
-/// speed, not the result). O(n * nbits / 8) work, n + 256 * n / chunk extra memory. Returns the
-/// view that holds the sorted keys (`keys` or a new one).
+/// Sorts R-MAT edge keys (their low `nbits` bits; higher bits must be zero) with the stable radix
+/// sort of spk/impl/radix_sort.hpp: at most 8-bit digits, each thread owning `chunk` contiguous
+/// keys (a launch parameter: it changes the speed, not the result; 2048 keeps the counters near
+/// one byte per key). O(n * nbits / 8) work, n + 256 * n / chunk extra memory. Returns the view
+/// that holds the sorted keys (`keys` or a new one), so that the caller can reuse the other.
 template <class Device>
 Kokkos::View<std::uint64_t*, Device> radix_sort_keys(Kokkos::View<std::uint64_t*, Device> keys,
                                                      int nbits, std::int64_t chunk = 2048) {
   using exec = typename Kokkos::View<std::uint64_t*, Device>::execution_space;
-  using policy = Kokkos::RangePolicy<exec, Kokkos::IndexType<std::int64_t>>;
-  const std::int64_t n = std::int64_t(keys.extent(0));
-  if (n <= 1 || nbits <= 0) return keys;
-  const int digit_bits = 8;
-  const std::int64_t nbuckets = std::int64_t(1) << digit_bits;
-  const std::int64_t nchunks = (n + chunk - 1) / chunk;
-  Kokkos::View<std::uint64_t*, Device> other(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::generate::radix_tmp"), std::size_t(n));
-  Kokkos::View<std::int64_t*, Device> hist("spk::generate::radix_hist",
-                                           std::size_t(nbuckets * nchunks));
-  for (int shift = 0; shift < nbits; shift += digit_bits) {
-    const auto src = keys;
-    const auto dst = other;
-    const auto h = hist;
-    if (shift > 0) Kokkos::deep_copy(hist, std::int64_t(0));
-    Kokkos::parallel_for(
-        "spk::generate::radix_count", policy(0, nchunks), KOKKOS_LAMBDA(const std::int64_t c) {
-          const std::int64_t end = (c + 1) * chunk < n ? (c + 1) * chunk : n;
-          for (std::int64_t k = c * chunk; k < end; ++k)
-            ++h(std::int64_t((src(k) >> shift) & (nbuckets - 1)) * nchunks + c);
-        });
-    Kokkos::parallel_scan(
-        "spk::generate::radix_offsets", policy(0, nbuckets * nchunks),
-        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& update, const bool final) {
-          const std::int64_t v = h(i);
-          if (final) h(i) = update;
-          update += v;
-        });
-    Kokkos::parallel_for(
-        "spk::generate::radix_scatter", policy(0, nchunks), KOKKOS_LAMBDA(const std::int64_t c) {
-          const std::int64_t end = (c + 1) * chunk < n ? (c + 1) * chunk : n;
-          for (std::int64_t k = c * chunk; k < end; ++k) {
-            const std::uint64_t key = src(k);
-            dst(h(std::int64_t((key >> shift) & (nbuckets - 1)) * nchunks + c)++) = key;
-          }
-        });
-    std::swap(keys, other);
-  }
+  RadixSortParams p;
+  p.chunk = chunk;
+  p.digit_bits = 8;
+  stable_radix_sort<exec>(keys, nbits, p);
   return keys;
 }
 
@@ -589,16 +550,7 @@ CsrMatrix<S, O, F, D> rmat_matrix(const char* who, int scale, std::int64_t edges
   Kokkos::parallel_for(
       "spk::generate::rmat_row_map", policy(0, n + 1), KOKKOS_LAMBDA(const std::int64_t r) {
         // first distinct key of row >= r
-        const std::uint64_t target = std::uint64_t(r) << scale;
-        std::int64_t lo = 0, hi = nnz;
-        while (lo < hi) {
-          const std::int64_t mid = lo + (hi - lo) / 2;
-          if (u(mid) < target)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-        row_map(r) = F(lo);
+        row_map(r) = F(impl::lower_bound(u, std::int64_t(0), nnz, std::uint64_t(r) << scale));
       });
   auto mat = allocate_csr<S, O, F, D>(n, n, row_map, nnz);
   const auto col_idx = mat.col_idx();
