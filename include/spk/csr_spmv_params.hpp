@@ -92,22 +92,33 @@ constexpr std::int64_t large_nnz = 4 << 20;
 
 /// Completes `p` (fills every zero / automatic field) for a matrix with statistics `s`, the
 /// product op(A) = `mode`, on an execution space that is a GPU (`gpu`) or a CPU backend.
-/// GPU rules (from the H200 suite in docs/PERFORMANCE.md): op = N uses the nnz-balanced windows
-/// for irregular and for large matrices, and vectors of about the mean row length (rounded up to
-/// a power of two, 4..32 lanes) for small regular ones; op = T / H scatters with vectors of about
-/// the mean row length (rounded down) and uses nnz-balanced runs for irregular rows. CPU backends
+/// GPU rules (from the H200 suite in docs/PERFORMANCE.md): irregular rows use nnz-balanced
+/// windows (op = N) or runs (op = T / H). Regular op = N: large matrices (streamed from memory)
+/// use one row per thread for mean row length <= 8, vectors of half the mean length up to 20 and
+/// windows beyond; small (cache-resident) ones use vectors of about the mean length rounded up
+/// (4..32 lanes). Regular op = T / H scatters with vectors of about the mean length (rounded
+/// down). CPU backends
 /// use one row per thread in chunks of rows, dynamically scheduled for irregular rows.
 /// Throws std::invalid_argument for out-of-range explicit values. O(1).
 inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
                                             CsrSpmvParams p = {}, Mode mode = Mode::N) {
   const bool irregular = is_irregular(s);
   bool round_up = false;  // vector length from the mean row length: round up, or down
+  bool half_mean = false;  // vector length from half the mean row length
   if (p.variant == CsrSpmvVariant::automatic) {
     if (irregular)
       p.variant = CsrSpmvVariant::balanced;
-    else if (gpu && mode == Mode::N && s.nnz >= large_nnz)
-      p.variant = CsrSpmvVariant::balanced;
-    else if (gpu && mode == Mode::N) {
+    else if (gpu && mode == Mode::N && s.nnz >= large_nnz) {
+      // streaming from memory: short rows one per thread, medium rows by vectors of half their
+      // length, long rows by nnz windows
+      if (s.mean <= 8.0)
+        p.variant = CsrSpmvVariant::thread;
+      else if (s.mean <= 20.0) {
+        p.variant = CsrSpmvVariant::vector;
+        half_mean = true;
+      } else
+        p.variant = CsrSpmvVariant::balanced;
+    } else if (gpu && mode == Mode::N) {
       p.variant = CsrSpmvVariant::vector;
       round_up = true;
     } else if (gpu && s.mean >= 3.0)
@@ -129,7 +140,8 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   check(p.league_size >= 0, "league_size", p.league_size);
 
   if (p.variant == CsrSpmvVariant::balanced) {
-    if (p.threads_per_team == 0) p.threads_per_team = gpu ? 256 : 1;
+    // transposed runs: 4 nonzeros per thread, 512 threads per team (H200 suite)
+    if (p.threads_per_team == 0) p.threads_per_team = gpu ? (mode == Mode::N ? 256 : 512) : 1;
     if (p.chunk_nnz == 0) {
       // 2048 nonzeros per window, fewer when that leaves under ~1024 windows to spread
       std::int64_t c = 2048;
@@ -141,8 +153,9 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   if (p.variant == CsrSpmvVariant::thread) p.vector_length = 1;
   if (p.vector_length == 0) {
     // a power of two near the mean row length, at most a warp
+    const double len = half_mean ? 0.5 * s.mean : s.mean;
     int v = 1;
-    while (v < 32 && 2.0 * v <= s.mean) v *= 2;
+    while (v < 32 && 2.0 * v <= len) v *= 2;
     if (round_up && v < s.mean && v < 32) v *= 2;
     if (round_up && v < 4) v = 4;
     p.vector_length = gpu ? v : 1;

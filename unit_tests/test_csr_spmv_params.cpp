@@ -1,0 +1,85 @@
+// Tests of the CSR SpMV schedule heuristic (spk::choose_csr_spmv_params) and its checks.
+#include "test_common.hpp"
+
+#include <spk/csr_spmv_params.hpp>
+
+namespace {
+spk::CsrRowStats stats(std::int64_t nrows, double mean, double stddev, std::int64_t max_row) {
+  spk::CsrRowStats s;
+  s.nrows = nrows;
+  s.nnz = std::int64_t(mean * double(nrows));
+  s.mean = mean;
+  s.stddev = stddev;
+  s.max_row = max_row;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
+  using V = spk::CsrSpmvVariant;
+  // large 2D 5-point Poisson: one row per thread
+  auto p = spk::choose_csr_spmv_params(stats(5'000'000, 5.0, 0.1, 5), true);
+  CHECK(p.variant == V::thread);
+  CHECK(p.vector_length == 1);
+  CHECK(p.team_size == 256);
+  // large banded, 16 per row: vectors of half the row length
+  p = spk::choose_csr_spmv_params(stats(2'000'000, 16.0, 0.0, 16), true);
+  CHECK(p.variant == V::vector);
+  CHECK(p.vector_length == 8);
+  CHECK(p.team_size * p.vector_length == 256);
+  // large 27-point stencil: nnz windows
+  p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true);
+  CHECK(p.variant == V::balanced);
+  CHECK(p.chunk_nnz == 2048);
+  // small regular: vectors of the mean length rounded up
+  p = spk::choose_csr_spmv_params(stats(10'000, 13.0, 2.0, 20), true);
+  CHECK(p.variant == V::vector);
+  CHECK(p.vector_length == 16);
+  // irregular (a few very long rows): windows, smaller ones when the matrix is small
+  p = spk::choose_csr_spmv_params(stats(46'500, 3.0, 215.0, 46'500), true);
+  CHECK(p.variant == V::balanced);
+  CHECK(p.chunk_nnz == 128);
+  // transposed, irregular: runs of 4 nonzeros per thread
+  p = spk::choose_csr_spmv_params(stats(4'000'000, 6.4, 400.0, 400'000), true, {}, spk::Mode::T);
+  CHECK(p.variant == V::balanced);
+  CHECK(p.chunk_nnz / p.threads_per_team == 4);
+  // transposed, regular: vectors of the mean length rounded down
+  p = spk::choose_csr_spmv_params(stats(2'000'000, 16.0, 0.0, 16), true, {}, spk::Mode::T);
+  CHECK(p.variant == V::vector);
+  CHECK(p.vector_length == 16);
+}
+
+TEST_CASE("csr spmv params: CPU choices and explicit values") {
+  using V = spk::CsrSpmvVariant;
+  auto p = spk::choose_csr_spmv_params(stats(100'000, 27.0, 1.0, 27), false);
+  CHECK(p.variant == V::thread);
+  CHECK(p.team_size == 1);
+  CHECK(p.schedule == spk::SpmvSchedule::static_chunks);
+  p = spk::choose_csr_spmv_params(stats(100'000, 3.0, 50.0, 20'000), false);
+  CHECK(p.variant == V::balanced);
+  // explicit values are kept
+  spk::CsrSpmvParams given;
+  given.variant = V::vector;
+  given.vector_length = 4;
+  given.team_size = 32;
+  p = spk::choose_csr_spmv_params(stats(100'000, 27.0, 1.0, 27), true, given);
+  CHECK(p.vector_length == 4);
+  CHECK(p.team_size == 32);
+  CHECK(spk::describe(p) == "vector-v4-t32-r1-static");
+}
+
+TEST_CASE("csr spmv params: out-of-range values throw with the value") {
+  spk::CsrSpmvParams p;
+  p.vector_length = 3;
+  CHECK_THROWS_WITH_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
+                       doctest::Contains("vector_length (a power of two <= 32) = 3"),
+                       std::invalid_argument);
+  p = {};
+  p.team_size = 4096;
+  CHECK_THROWS_WITH_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
+                       doctest::Contains("team_size = 4096"), std::invalid_argument);
+  p = {};
+  p.chunk_nnz = -1;
+  CHECK_THROWS_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
+                  std::invalid_argument);
+}
