@@ -280,6 +280,21 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
       p.vector_length = v;
       add(p);
     }
+    for (int v : {8, 16}) {  // team size and rows per vector around the default
+      for (auto tr : {std::make_pair(512 / v, 1), std::make_pair(256 / v, 2),
+                      std::make_pair(256 / v, 4)}) {
+        p = {};
+        p.variant = V::vector;
+        p.vector_length = v;
+        p.team_size = tr.first;
+        p.rows_per_thread = tr.second;
+        add(p);
+      }
+    }
+    p = {};
+    p.variant = V::thread;
+    p.rows_per_thread = 2;
+    add(p);
     p.schedule = spk::SpmvSchedule::dynamic_chunks;
     add(p);
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Summarises spk-bench JSON files as Markdown tables for docs/PERFORMANCE.md.
 
-usage: summarize.py RESULT.json [RESULT.json ...]
+usage: summarize.py [--large] RESULT.json [RESULT.json ...]
+  --large   table rows for the large matrices only (the geometric means still cover all)
 
 For each matrix: the best spk CSR schedule, the default heuristic's choice ("auto:"), cuSPARSE
 CSR ALG1/ALG2/COO and Kokkos Kernels, as median milliseconds, the speed-up over cuSPARSE CSR ALG1
@@ -21,7 +22,7 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-def summarize(path):
+def summarize(path, large_only=False):
     with open(path) as f:
         run = json.load(f)
     rows = defaultdict(list)
@@ -53,9 +54,11 @@ def summarize(path):
         best_vs = ratio(best, alg1)
         auto_vs = ratio(auto, alg1)
         auto_best = (auto["median_ms"] / best["median_ms"]) if auto else None
-        print(f"| {matrix} | {mode} | {best['nnz']} | {best['variant']} | {ms(best)} | {ms(auto)} "
-              f"| {fmt(auto_best)} | {ms(alg1)} | {fmt(best_vs)} | {fmt(auto_vs)} | {ms(alg2)} "
-              f"| {ms(coo)} | {ms(kk)} | {100 * best['gbps'] / run['copy_bandwidth_gbps']:.0f}% |")
+        if not large_only or best["nnz"] >= LARGE_NNZ:
+                print(f"| {matrix} | {mode} | {best['nnz']} | {best['variant']} | {ms(best)} | "
+                  f"{ms(auto)} | {fmt(auto_best)} | {ms(alg1)} | {fmt(best_vs)} | {fmt(auto_vs)} | "
+                  f"{ms(alg2)} "
+                  f"| {ms(coo)} | {ms(kk)} | {100 * best['gbps'] / run['copy_bandwidth_gbps']:.0f}% |")
         key = "large" if best["nnz"] >= LARGE_NNZ else "small"
         agg[(key, mode, "best")].append(best_vs)
         agg[(key, mode, "auto")].append(auto_vs)
@@ -70,8 +73,9 @@ def summarize(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    if len([a for a in sys.argv[1:] if a != "--large"]) < 1:
         print(__doc__)
         sys.exit(2)
-    for p in sys.argv[1:]:
-        summarize(p)
+    args = [a for a in sys.argv[1:] if a != "--large"]
+    for p in args:
+        summarize(p, large_only="--large" in sys.argv)
