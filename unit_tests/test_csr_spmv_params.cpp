@@ -27,14 +27,16 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   CHECK(p.variant == V::vector);
   CHECK(p.vector_length == 8);
   CHECK(p.team_size * p.vector_length == 256);
+  CHECK(p.rows_per_thread == 4);
   // large 27-point stencil: nnz windows
   p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true);
   CHECK(p.variant == V::balanced);
   CHECK(p.chunk_nnz == 2048);
-  // small regular: vectors of the mean length rounded up
+  // small regular (cache-resident): full-warp vectors, one row each
   p = spk::choose_csr_spmv_params(stats(10'000, 13.0, 2.0, 20), true);
   CHECK(p.variant == V::vector);
-  CHECK(p.vector_length == 16);
+  CHECK(p.vector_length == 32);
+  CHECK(p.rows_per_thread == 1);
   // irregular (a few very long rows): windows, smaller ones when the matrix is small
   p = spk::choose_csr_spmv_params(stats(46'500, 3.0, 215.0, 46'500), true);
   CHECK(p.variant == V::balanced);

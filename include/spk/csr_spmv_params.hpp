@@ -95,16 +95,16 @@ constexpr std::int64_t large_nnz = 4 << 20;
 /// GPU rules (from the H200 suite in docs/PERFORMANCE.md): irregular rows use nnz-balanced
 /// windows (op = N) or runs (op = T / H). Regular op = N: large matrices (streamed from memory)
 /// use one row per thread for mean row length <= 8, vectors of half the mean length up to 20 and
-/// windows beyond; small (cache-resident) ones use vectors of about the mean length rounded up
-/// (4..32 lanes). Regular op = T / H scatters with vectors of about the mean length (rounded
+/// windows beyond (vectors take 4 consecutive rows each); small (cache-resident) ones use
+/// vectors of 32 lanes. Regular op = T / H scatters with vectors of about the mean length (rounded
 /// down). CPU backends
 /// use one row per thread in chunks of rows, dynamically scheduled for irregular rows.
 /// Throws std::invalid_argument for out-of-range explicit values. O(1).
 inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
                                             CsrSpmvParams p = {}, Mode mode = Mode::N) {
   const bool irregular = is_irregular(s);
-  bool round_up = false;  // vector length from the mean row length: round up, or down
-  bool half_mean = false;  // vector length from half the mean row length
+  bool full_warp = false;  // vector length 32 whatever the row length
+  bool half_mean = false;  // vector length from half the mean row length, 4 rows per vector
   if (p.variant == CsrSpmvVariant::automatic) {
     if (irregular)
       p.variant = CsrSpmvVariant::balanced;
@@ -120,7 +120,7 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
         p.variant = CsrSpmvVariant::balanced;
     } else if (gpu && mode == Mode::N) {
       p.variant = CsrSpmvVariant::vector;
-      round_up = true;
+      full_warp = true;
     } else if (gpu && s.mean >= 3.0)
       p.variant = CsrSpmvVariant::vector;
     else
@@ -156,13 +156,14 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
     const double len = half_mean ? 0.5 * s.mean : s.mean;
     int v = 1;
     while (v < 32 && 2.0 * v <= len) v *= 2;
-    if (round_up && v < s.mean && v < 32) v *= 2;
-    if (round_up && v < 4) v = 4;
+    if (full_warp) v = 32;
     p.vector_length = gpu ? v : 1;
   }
   if (p.team_size == 0) p.team_size = gpu ? 256 / p.vector_length : 1;
   if (p.rows_per_thread == 0) {
-    if (gpu)
+    if (gpu && half_mean)
+      p.rows_per_thread = 4;
+    else if (gpu)
       p.rows_per_thread = s.mean < 4.0 && p.vector_length == 1 ? 2 : 1;
     else  // CPU: a team is one thread; give it enough rows to amortise the scheduling
       p.rows_per_thread = 256;
