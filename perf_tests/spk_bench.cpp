@@ -280,9 +280,9 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
       p.vector_length = v;
       add(p);
     }
-    for (int v : {8, 16}) {  // team size and rows per vector around the default
+    for (int v : {4, 8, 16, 32}) {  // team size and rows per vector around the default
       for (auto tr : {std::make_pair(512 / v, 1), std::make_pair(256 / v, 2),
-                      std::make_pair(256 / v, 4)}) {
+                      std::make_pair(256 / v, 4), std::make_pair(128 / v, 4)}) {
         p = {};
         p.variant = V::vector;
         p.vector_length = v;

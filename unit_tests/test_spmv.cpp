@@ -64,6 +64,16 @@ std::vector<spk::CsrSpmvParams> schedules() {
       all.push_back(p);
     }
   }
+  for (int v : {2, 8}) {  // vectors taking 4 rows at once (5 rows per vector: a partial group)
+    for (int r : {4, 5}) {
+      p = {};
+      p.variant = V::vector;
+      p.vector_length = v;
+      p.team_size = gpu ? 3 : 1;
+      p.rows_per_thread = r;
+      all.push_back(p);
+    }
+  }
   for (int chunk : {1, 7, 64}) {
     p = {};
     p.variant = V::balanced;
