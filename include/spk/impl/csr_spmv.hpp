@@ -55,23 +55,6 @@ using random_access_t =
     Kokkos::View<const typename XView::non_const_value_type*, typename XView::array_layout,
                  typename XView::device_type, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
 
-/// Four partial sums reduced together across vector lanes (the multi-row vector kernel).
-template <class S>
-struct Sums4 {
-  S v[4];
-  KOKKOS_INLINE_FUNCTION Sums4() {
-    for (int j = 0; j < 4; ++j) v[j] = scalar_traits<S>::zero();
-  }
-  KOKKOS_INLINE_FUNCTION Sums4& operator+=(const Sums4& o) {
-    for (int j = 0; j < 4; ++j) v[j] += o.v[j];
-    return *this;
-  }
-  // Kokkos 3.x joins reductions through volatile references
-  KOKKOS_INLINE_FUNCTION void operator+=(const volatile Sums4& o) volatile {
-    for (int j = 0; j < 4; ++j) v[j] += o.v[j];
-  }
-};
-
 /// Throws std::invalid_argument when a team of team_size x vector_length cannot be launched.
 template <class Policy, class Functor>
 void check_team_size(const Policy& policy, const Functor& f, int team_size, int vector_length) {
@@ -138,57 +121,9 @@ struct CsrVectorSpmv {
     return s0 + s1;
   }
 
-  /// op = N with vectors of several lanes taking 4 rows at once: the lanes load the entries of
-  /// all 4 rows before using any (4x the loads in flight), then one reduction combines the 4
-  /// sums. Rows of a vector are t, t + T, t + 2T, t + 3T of the chunk (T vectors per team).
-  KOKKOS_INLINE_FUNCTION void chunk_four_rows(const member& team, O begin, O end) const {
-    const O nvec = O(team.team_size());
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, O(0), nvec), [&](const O t) {
-      for (O base = begin + t; base < end; base += 4 * nvec) {
-        Sums4<S> sums;
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(team, vector_length),
-            [&](const int lane, Sums4<S>& acc) {
-              F k[4], e[4];
-              for (int j = 0; j < 4; ++j) {
-                const O r = base + O(j) * nvec;
-                k[j] = r < end ? row_map(r) + F(lane) : F(0);
-                e[j] = r < end ? row_map(r + 1) : F(0);
-              }
-              bool more = true;
-              while (more) {
-                O col[4];
-                S val[4];
-                for (int j = 0; j < 4; ++j) {
-                  col[j] = k[j] < e[j] ? col_idx(k[j]) : O(0);
-                  val[j] = k[j] < e[j] ? values(k[j]) : traits::zero();
-                }
-                more = false;
-                for (int j = 0; j < 4; ++j) {
-                  if (k[j] < e[j]) acc.v[j] += val[j] * x(col[j]);
-                  k[j] += F(vector_length);
-                  more = more || k[j] < e[j];
-                }
-              }
-            },
-            sums);
-        Kokkos::single(Kokkos::PerThread(team), [&]() {
-          for (int j = 0; j < 4; ++j) {
-            const O r = base + O(j) * nvec;
-            if (r < end) y(r) = beta_zero ? alpha * sums.v[j] : alpha * sums.v[j] + beta * y(r);
-          }
-        });
-      }
-    });
-  }
-
   KOKKOS_INLINE_FUNCTION void chunk(const member& team, O c) const {
     const O begin = c * rows_per_team;
     const O end = begin + rows_per_team < nrows ? begin + rows_per_team : nrows;
-    if (mode == Mode::N && vector_length > 1 && rows_per_team >= 4 * O(team.team_size())) {
-      chunk_four_rows(team, begin, end);
-      return;
-    }
     if (mode == Mode::N) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O i) {
         const F b = row_map(i), e = row_map(i + 1);
@@ -483,11 +418,3 @@ void csr_spmv_balanced_t(const CsrSpmvParams& p, Mode mode, typename Matrix::val
 
 }  // namespace impl
 }  // namespace spk
-
-namespace Kokkos {
-/// Identity of the sum of spk::impl::Sums4, for lane reductions.
-template <class S>
-struct reduction_identity<spk::impl::Sums4<S>> {
-  KOKKOS_FORCEINLINE_FUNCTION static spk::impl::Sums4<S> sum() { return spk::impl::Sums4<S>(); }
-};
-}  // namespace Kokkos
