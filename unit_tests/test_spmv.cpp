@@ -64,7 +64,7 @@ std::vector<spk::CsrSpmvParams> schedules() {
       all.push_back(p);
     }
   }
-  for (int v : {2, 8}) {  // vectors taking 4 rows at once (5 rows per vector: a partial group)
+  for (int v : {2, 8}) {  // several rows per vector (5: the last chunk is partial)
     for (int r : {4, 5}) {
       p = {};
       p.variant = V::vector;
