@@ -30,11 +30,16 @@
 #include <spk/reference.hpp>
 #include <spk/spmv.hpp>
 
+#include "bench_cases.hpp"
 #include "bench_util.hpp"
 #include "cusparse_baseline.hpp"
 
 namespace {
 
+using spk_bench::case_name;
+using spk_bench::CaseSpec;
+using spk_bench::load_case;
+using spk_bench::parse_case;
 using Device = Kokkos::DefaultExecutionSpace::device_type;
 
 const char* const usage_text = R"(usage: spk-bench [options]
@@ -43,8 +48,7 @@ const char* const usage_text = R"(usage: spk-bench [options]
   --cases FILE           list of cases, one per line: a .mtx path, FILE.mtx*K (K copies
                          on the diagonal) or a generator spec; '#' starts a comment and
                          ${VAR} is taken from the environment
-  --format LIST|all      comma-separated formats: csr, kokkoskernels, cusparse-csr-alg1,
-                         cusparse-csr-alg2, cusparse-coo (cuSPARSE only in CUDA builds)
+  --format LIST|all      comma-separated formats of the registry below (default all)
   --scalar TYPE          float | double | complex64 | complex128 (default double)
   --mode N|T|H           op(A) (default N; H only for complex)
   --warmup N             untimed runs before timing (default 5)
@@ -54,6 +58,39 @@ const char* const usage_text = R"(usage: spk-bench [options]
   --help                 this text
 Exit status: 0 success, 1 error, 2 bad usage, 3 a result disagreed with the reference.
 )";
+
+/// The format registry: every format spk-bench can time, in table order. A new format adds
+/// one entry here and its candidates in bench_case.
+struct FormatInfo {
+  const char* name;
+  const char* description;
+  bool available;
+};
+
+#ifdef SPK_HAVE_CUSPARSE
+constexpr bool have_cusparse = true;
+#else
+constexpr bool have_cusparse = false;
+#endif
+
+const std::vector<FormatInfo>& format_registry() {
+  static const std::vector<FormatInfo> formats = {
+      {"csr", "spk CSR, every schedule (auto: = the default heuristic's choice)", true},
+      {"kokkoskernels", "KokkosSparse::spmv on a zero-copy view of the CSR arrays", true},
+      {"cusparse-csr-alg1", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG1", have_cusparse},
+      {"cusparse-csr-alg2", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG2", have_cusparse},
+      {"cusparse-coo", "cusparseSpMV, COO, CUSPARSE_SPMV_COO_ALG1", have_cusparse},
+  };
+  return formats;
+}
+
+std::string registry_help() {
+  std::string out = "\nFormats:\n";
+  for (const auto& f : format_registry())
+    out += std::string("  ") + f.name + std::string(20 - std::string(f.name).size(), ' ') +
+           f.description + (f.available ? "" : " (not in this build)") + "\n";
+  return out;
+}
 
 struct Options {
   std::vector<std::string> cases;
@@ -126,7 +163,8 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);
   if (argc == 1) {
-    std::cout << usage_text << "\nGenerators:\n" << spk::generate::describe_generators();
+    std::cout << usage_text << registry_help() << "\nGenerators:\n"
+              << spk::generate::describe_generators();
     std::exit(0);
   }
   for (int i = 1; i < argc; ++i) {
@@ -136,7 +174,8 @@ Options parse(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--help" || a == "-h") {
-      std::cout << usage_text << "\nGenerators:\n" << spk::generate::describe_generators();
+      std::cout << usage_text << registry_help() << "\nGenerators:\n"
+                << spk::generate::describe_generators();
       std::exit(0);
     } else if (a == "--matrix" || a == "--gen") {
       o.cases.push_back(value());
@@ -165,6 +204,15 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.cases.empty()) usage_error("no matrix given (--matrix, --gen or --cases)");
+  for (const auto& f : o.formats) {
+    if (f == "all") continue;
+    const FormatInfo* info = nullptr;
+    for (const auto& r : format_registry())
+      if (f == r.name) info = &r;
+    if (!info) usage_error("unknown --format '" + f + "'" + registry_help());
+    if (!info->available)
+      std::cerr << "spk-bench: format '" << f << "' is not available in this build\n";
+  }
   if (o.scalar != "float" && o.scalar != "double" && o.scalar != "complex64" &&
       o.scalar != "complex128")
     usage_error("unknown --scalar '" + o.scalar + "'");
@@ -177,68 +225,6 @@ bool wanted(const Options& o, const std::string& format) {
   for (const auto& f : o.formats)
     if (f == "all" || f == format) return true;
   return false;
-}
-
-/// Expands ${NAME} from the environment (case lists name the data directory portably).
-std::string expand_env(const std::string& text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto close = text.find('}', i);
-    if (text.compare(i, 2, "${") == 0 && close != std::string::npos) {
-      const std::string name = text.substr(i + 2, close - i - 2);
-      const char* v = std::getenv(name.c_str());
-      if (!v) spk::throw_invalid_argument("spk-bench", "case '", text, "' uses ${", name,
-                                          "}, which is not set");
-      out += v;
-      i = close;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
-/// A case is a generator spec, FILE.mtx, or FILE.mtx*K (K diagonal copies of the file).
-struct CaseSpec {
-  std::string file;  // empty for a generator
-  int copies = 1;
-  std::string spec;
-};
-
-CaseSpec parse_case(const std::string& text) {
-  CaseSpec c;
-  const std::string t = expand_env(text);
-  const auto star = t.rfind('*');
-  const std::string base = star == std::string::npos ? t : t.substr(0, star);
-  if (base.size() > 4 && base.compare(base.size() - 4, 4, ".mtx") == 0) {
-    c.file = base;
-    if (star != std::string::npos) c.copies = to_int("FILE.mtx*K", t.substr(star + 1));
-    if (c.copies < 1) spk::throw_invalid_argument("spk-bench", "case '", text, "': K must be >= 1");
-  } else {
-    c.spec = t;
-  }
-  return c;
-}
-
-std::string case_name(const std::string& text) {
-  const CaseSpec c = parse_case(text);
-  if (c.file.empty()) return c.spec;
-  const auto slash = c.file.find_last_of('/');
-  const std::string name = slash == std::string::npos ? c.file : c.file.substr(slash + 1);
-  return c.copies > 1 ? name + "*" + std::to_string(c.copies) : name;
-}
-
-/// Loads a case as CSR on Dev.
-template <class S, class Dev>
-spk::CsrMatrix<S, int, int, Dev> load_case(const std::string& text) {
-  const CaseSpec c = parse_case(text);
-  if (!c.file.empty()) {
-    const auto host = spk::io::read_matrix_market_coo<S, int, int>(c.file);
-    auto a = spk::coo_to_csr(spk::copy_to<Dev>(host));
-    if (c.copies > 1) a = spk::generate::block_diag_replicate(a, c.copies);
-    return a;
-  }
-  return spk::generate::from_spec<S, int, int, Dev>(spk::generate::parse_generator_spec(c.spec));
 }
 
 /// A timed candidate: its name, its memory and a call computing y = alpha op(A) x + beta y.

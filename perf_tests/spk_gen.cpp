@@ -9,6 +9,8 @@
 #include <spk/generate.hpp>
 #include <spk/io/matrix_market.hpp>
 
+#include "bench_cases.hpp"
+
 int main(int argc, char** argv) {
   std::string spec, out;
   for (int i = 1; i < argc; ++i) {
@@ -26,15 +28,16 @@ int main(int argc, char** argv) {
     }
   }
   if (spec.empty()) {
-    std::cout << "usage: spk-gen NAME:SIZE[:key=value,...] [-o FILE.mtx]\n\nGenerators:\n"
+    std::cout << "usage: spk-gen NAME:SIZE[:key=value,...] [-o FILE.mtx]\n"
+              << "       spk-gen FILE.mtx*K [-o FILE.mtx]   (K copies of FILE on the diagonal)\n"
+              << "\nGenerators:\n"
               << spk::generate::describe_generators();
     return argc == 1 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ? 0 : 2;
   }
   Kokkos::ScopeGuard guard(argc, argv);
   try {
     Kokkos::Timer timer;
-    const auto a = spk::generate::from_spec<double, int, int, Kokkos::DefaultExecutionSpace>(
-        spk::generate::parse_generator_spec(spec));
+    const auto a = spk_bench::load_case<double, Kokkos::DefaultExecutionSpace>(spec);
     Kokkos::fence();
     const double seconds = timer.seconds();
     std::printf("%s: %d x %d, nnz %lld, %.1f MB in CSR, generated in %.3f s on %s\n",

@@ -40,12 +40,22 @@ cmake_args=(-DKokkos_ROOT="$prefix" -DCMAKE_BUILD_TYPE=Release -DSPK_ENABLE_TEST
             -DSPK_ENABLE_PERFTESTS=ON)
 command -v ccache >/dev/null 2>&1 && cmake_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 if [ "$config" = cuda ]; then
+  # nvcc_wrapper calls plain nvcc: make sure the CUDA toolkit is on PATH
+  if ! command -v nvcc >/dev/null 2>&1; then
+    for d in ${CUDA_ROOT:+$CUDA_ROOT/bin} /usr/local/cuda/bin /usr/local/cuda-13.0/bin; do
+      [ -x "$d/nvcc" ] && { export PATH=$d:$PATH; break; }
+    done
+  fi
+  command -v nvcc >/dev/null 2>&1 ||
+    { echo "spk.sh: the cuda configuration needs the CUDA toolkit (nvcc)" >&2; exit 1; }
+  export CUDA_ROOT=${CUDA_ROOT:-$(dirname "$(dirname "$(command -v nvcc)")")}
   # nvcc_wrapper defaults to sm_35, which nvcc 13 rejects
   cmake_args+=(-DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" -DCMAKE_CXX_FLAGS="-arch=$arch")
 fi
 echo "[spk.sh] configuring $build ($config)" >&2
-cmake -S "$root" -B "$build" "${cmake_args[@]}" >"$build.configure.log" 2>&1 ||
-  { tail -40 "$build.configure.log" >&2; exit 1; }
+mkdir -p "$build"
+cmake -S "$root" -B "$build" "${cmake_args[@]}" >"$build/spk-configure.log" 2>&1 ||
+  { tail -40 "$build/spk-configure.log" >&2; exit 1; }
 echo "[spk.sh] building ($jobs jobs)" >&2
 cmake --build "$build" -j "$jobs"
 

@@ -45,6 +45,11 @@ TEST_CASE("csr and coo containers: bad sizes throw with the offending values") {
                        doctest::Contains("col_idx has 1 entries but values has 2"),
                        std::invalid_argument);
   CHECK_THROWS_AS((spk::CsrMatrix<double, int, int, Host>(-1, 3, 0)), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((spk::CsrMatrix<double, int, int, Host>(3, 3, -1)),
+                       doctest::Contains("negative number of entries -1"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS((spk::CooMatrix<double, int, int, Host>(3, 3, -5)),
+                       doctest::Contains("negative number of entries -5"), std::invalid_argument);
+  CHECK_THROWS_AS((spk::CooMatrix<double, int, int, Host>(3, -3, 1)), std::invalid_argument);
   spk::CooBuilder<double> builder(2, 2);
   CHECK_THROWS_WITH_AS(builder.add(2, 0, 1.0), doctest::Contains("entry (2, 0) out of range"),
                        std::invalid_argument);

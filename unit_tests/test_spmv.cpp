@@ -120,6 +120,21 @@ TEST_CASE_TEMPLATE_DEFINE("csr spmv matches the host reference", Device, csr_spm
 }
 TEST_CASE_TEMPLATE_APPLY(csr_spmv, spk_test::all_devices);
 
+TEST_CASE("csr spmv: alpha and beta convert to the matrix value type") {
+  // as with KokkosSparse::spmv, double literals work for a float or complex matrix
+  const auto a = spk_test::random_csr<float, int>(20, 20, 3, 1);
+  Kokkos::View<float*, Kokkos::HostSpace> x("x", 20), y("y", 20);
+  Kokkos::deep_copy(x, 1.0f);
+  spk::spmv(spk::Mode::N, 2.0, a, x, 0.0, y);
+  std::vector<float> xr(20, 1.0f), yr(20, 0.0f);
+  spk::reference::spmv(spk::Mode::N, 2.0f, a, xr, 0.0f, yr);
+  for (int i = 0; i < 20; ++i) CHECK(y(i) == doctest::Approx(yr[i]).epsilon(1e-5));
+  const auto c = spk_test::random_csr<Kokkos::complex<double>, int>(5, 5, 2, 2);
+  Kokkos::View<Kokkos::complex<double>*, Kokkos::HostSpace> xc("x", 5), yc("y", 5);
+  spk::spmv(spk::Mode::N, 1.0, c, xc, 0.0, yc);
+  CHECK(yc(0) == Kokkos::complex<double>(0.0, 0.0));
+}
+
 TEST_CASE("csr spmv: wrong vector sizes throw with both sizes") {
   const auto a = spk_test::random_csr<double, int>(5, 4, 2, 1);
   Kokkos::View<double*, Kokkos::HostSpace> x("x", 5), y("y", 5);

@@ -42,7 +42,7 @@ class CooMatrix {
       : nrows_(nrows),
         ncols_(ncols),
         row_idx_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::coo::row_idx"),
-                 std::size_t(nnz)),
+                 check_nnz(nrows, ncols, nnz)),
         col_idx_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::coo::col_idx"),
                  std::size_t(nnz)),
         values_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::coo::values"),
@@ -73,6 +73,13 @@ class CooMatrix {
   }
 
  private:
+  static std::size_t check_nnz(ordinal_type nrows, ordinal_type ncols, size_type nnz) {
+    require(nrows >= 0 && ncols >= 0, "spk::CooMatrix", "negative dimensions ", nrows, " x ",
+            ncols);
+    require(!(nnz < size_type(0)), "spk::CooMatrix", "negative number of entries ", nnz);
+    return std::size_t(nnz);
+  }
+
   void check_dims() const {
     require(nrows_ >= 0 && ncols_ >= 0, "spk::CooMatrix", "negative dimensions ", nrows_, " x ",
             ncols_);

@@ -57,9 +57,9 @@ class CsrMatrix {
   CsrMatrix(ordinal_type nrows, ordinal_type ncols, size_type nnz)
       : nrows_(nrows),
         ncols_(ncols),
-        row_map_("spk::csr::row_map", check_dims(nrows, ncols) + 1),
+        row_map_("spk::csr::row_map", std::size_t(check_dims(nrows, ncols)) + 1),
         col_idx_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"),
-                 std::size_t(nnz)),
+                 check_nnz(nnz)),
         values_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::values"),
                 std::size_t(nnz)) {}
 
@@ -111,6 +111,11 @@ class CsrMatrix {
   }
 
  private:
+  static std::size_t check_nnz(size_type nnz) {
+    require(!(nnz < size_type(0)), "spk::CsrMatrix", "negative number of entries ", nnz);
+    return std::size_t(nnz);
+  }
+
   static ordinal_type check_dims(ordinal_type nrows, ordinal_type ncols) {
     require(nrows >= 0 && ncols >= 0, "spk::CsrMatrix", "negative dimensions ", nrows, " x ",
             ncols);

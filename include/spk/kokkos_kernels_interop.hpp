@@ -58,7 +58,7 @@ kokkos_kernels_matrix_t<S, O, F, D> to_kokkos_kernels(const CsrMatrix<S, O, F, D
 /// An spk::CsrMatrix sharing m's row offsets, column indices and values (no copy, O(1)); see the
 /// top of this header for how the const row offsets are shared. The contents are not checked
 /// (spk::validate does). A matrix without row offsets (default-constructed) gives an empty
-/// nrows x ncols matrix with newly allocated zero offsets.
+/// 0 x ncols matrix with a newly allocated zero offset.
 template <class S, class O, class KDevice, class MemoryTraits, class F>
 CsrMatrix<S, O, F, typename KokkosSparse::CrsMatrix<S, O, KDevice, MemoryTraits, F>::device_type>
 from_kokkos_kernels(const KokkosSparse::CrsMatrix<S, O, KDevice, MemoryTraits, F>& m) {

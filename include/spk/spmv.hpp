@@ -35,8 +35,10 @@ CsrSpmvParams resolve_params(const CsrMatrix<S, O, F, D>& a, Mode mode,
 /// space. Throws std::invalid_argument on a size mismatch or invalid parameters.
 /// Cost: O(nnz + nrows + ncols) memory traffic.
 template <class S, class O, class F, class D, class XView, class YView>
-void spmv(Mode mode, S alpha, const CsrMatrix<S, O, F, D>& a, const XView& x, S beta,
-          const YView& y, const CsrSpmvParams& params = {}) {
+void spmv(Mode mode, typename CsrMatrix<S, O, F, D>::value_type alpha,
+          const CsrMatrix<S, O, F, D>& a, const XView& x,
+          typename CsrMatrix<S, O, F, D>::value_type beta, const YView& y,
+          const CsrSpmvParams& params = {}) {
   using Matrix = CsrMatrix<S, O, F, D>;
   static_assert(Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value,
                 "spk::spmv: x and y must be Kokkos::Views");
@@ -47,6 +49,9 @@ void spmv(Mode mode, S alpha, const CsrMatrix<S, O, F, D>& a, const XView& x, S 
   static_assert(Kokkos::SpaceAccessibility<typename Matrix::execution_space,
                                            typename YView::memory_space>::accessible,
                 "spk::spmv: y must be accessible from the matrix's execution space");
+  static_assert(Kokkos::SpaceAccessibility<typename Matrix::execution_space,
+                                           typename XView::memory_space>::accessible,
+                "spk::spmv: x must be accessible from the matrix's execution space");
   const bool trans = mode != Mode::N;
   const std::size_t nx = trans ? std::size_t(a.nrows()) : std::size_t(a.ncols());
   const std::size_t ny = trans ? std::size_t(a.ncols()) : std::size_t(a.nrows());
