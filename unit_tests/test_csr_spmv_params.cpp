@@ -28,10 +28,17 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   CHECK(p.vector_length == 8);
   CHECK(p.team_size * p.vector_length == 256);
   CHECK(p.rows_per_thread == 4);
-  // large 27-point stencil: nnz windows
+  // large 27-point stencil and FEM rows: 16-lane vectors, 4 rows each
   p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true);
+  CHECK(p.variant == V::vector);
+  CHECK(p.vector_length == 16);
+  CHECK(p.rows_per_thread == 4);
+  p = spk::choose_csr_spmv_params(stats(500'000, 44.0, 10.0, 90), true);
+  CHECK(p.vector_length == 16);
+  // very large 3D 7-point stencil: windows of 4096
+  p = spk::choose_csr_spmv_params(stats(20'000'000, 7.0, 0.3, 7), true);
   CHECK(p.variant == V::balanced);
-  CHECK(p.chunk_nnz == 2048);
+  CHECK(p.chunk_nnz == 4096);
   // small regular (cache-resident): full-warp vectors, one row each
   p = spk::choose_csr_spmv_params(stats(10'000, 13.0, 2.0, 20), true);
   CHECK(p.variant == V::vector);

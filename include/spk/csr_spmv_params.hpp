@@ -89,6 +89,8 @@ inline bool is_irregular(const CsrRowStats& s) {
 /// Matrices with at least this many nonzeros stream from device memory; below it they are
 /// cache-resident on current GPUs and short of parallel work for equal-nnz windows.
 constexpr std::int64_t large_nnz = 4 << 20;
+/// Above this many nonzeros, windows of 4096 nonzeros beat one row per thread on short rows.
+constexpr std::int64_t huge_nnz = 64 << 20;
 
 /// Completes `p` (fills every zero / automatic field) for a matrix with statistics `s`, the
 /// product op(A) = `mode`, on an execution space that is a GPU (`gpu`) or a CPU backend.
@@ -109,15 +111,14 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
     if (irregular)
       p.variant = CsrSpmvVariant::balanced;
     else if (gpu && mode == Mode::N && s.nnz >= large_nnz) {
-      // streaming from memory: short rows one per thread, medium rows by vectors of half their
-      // length, long rows by nnz windows
+      // streaming from memory: short rows one per thread (by nnz windows once the matrix is
+      // very large), longer rows by vectors of about half their length taking 4 rows each
       if (s.mean <= 8.0)
-        p.variant = CsrSpmvVariant::thread;
-      else if (s.mean <= 20.0) {
+        p.variant = s.nnz >= huge_nnz ? CsrSpmvVariant::balanced : CsrSpmvVariant::thread;
+      else {
         p.variant = CsrSpmvVariant::vector;
         half_mean = true;
-      } else
-        p.variant = CsrSpmvVariant::balanced;
+      }
     } else if (gpu && mode == Mode::N) {
       p.variant = CsrSpmvVariant::vector;
       full_warp = true;
@@ -144,7 +145,7 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
     if (p.threads_per_team == 0) p.threads_per_team = gpu ? (mode == Mode::N ? 256 : 512) : 1;
     if (p.chunk_nnz == 0) {
       // 2048 nonzeros per window, fewer when that leaves under ~1024 windows to spread
-      std::int64_t c = 2048;
+      std::int64_t c = s.nnz >= huge_nnz ? 4096 : 2048;
       while (gpu && c > 128 && s.nnz / c < 1024) c /= 2;
       p.chunk_nnz = int(c);
     }
@@ -153,9 +154,13 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   if (p.variant == CsrSpmvVariant::thread) p.vector_length = 1;
   if (p.vector_length == 0) {
     // a power of two near the mean row length, at most a warp
-    const double len = half_mean ? 0.5 * s.mean : s.mean;
     int v = 1;
-    while (v < 32 && 2.0 * v <= len) v *= 2;
+    if (half_mean) {  // the power of two at or above half the mean, 4..16 lanes
+      while (v < 16 && v < 0.5 * s.mean) v *= 2;
+      if (v < 4) v = 4;
+    } else {  // the largest power of two not above the mean, at most a warp
+      while (v < 32 && 2.0 * v <= s.mean) v *= 2;
+    }
     if (full_warp) v = 32;
     p.vector_length = gpu ? v : 1;
   }
