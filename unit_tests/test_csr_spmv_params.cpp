@@ -28,11 +28,14 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   CHECK(p.vector_length == 8);
   CHECK(p.team_size * p.vector_length == 256);
   CHECK(p.rows_per_thread == 4);
-  // large 27-point stencil and FEM rows: 16-lane vectors, 4 rows each
-  p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true);
+  // long rows: 16-lane vectors with 4 rows each; windows of 4096 above 32M nonzeros
+  p = spk::choose_csr_spmv_params(stats(1'000'000, 27.0, 1.0, 27), true);
   CHECK(p.variant == V::vector);
   CHECK(p.vector_length == 16);
   CHECK(p.rows_per_thread == 4);
+  p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true);
+  CHECK(p.variant == V::balanced);
+  CHECK(p.chunk_nnz == 4096);
   p = spk::choose_csr_spmv_params(stats(500'000, 44.0, 10.0, 90), true);
   CHECK(p.vector_length == 16);
   // very large 3D 7-point stencil: windows of 4096

@@ -115,6 +115,8 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
       // very large), longer rows by vectors of about half their length taking 4 rows each
       if (s.mean <= 8.0)
         p.variant = s.nnz >= huge_nnz ? CsrSpmvVariant::balanced : CsrSpmvVariant::thread;
+      else if (s.mean > 20.0 && s.nnz >= huge_nnz / 2)
+        p.variant = CsrSpmvVariant::balanced;
       else {
         p.variant = CsrSpmvVariant::vector;
         half_mean = true;
@@ -145,7 +147,7 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
     if (p.threads_per_team == 0) p.threads_per_team = gpu ? (mode == Mode::N ? 256 : 512) : 1;
     if (p.chunk_nnz == 0) {
       // 2048 nonzeros per window, fewer when that leaves under ~1024 windows to spread
-      std::int64_t c = s.nnz >= huge_nnz ? 4096 : 2048;
+      std::int64_t c = s.nnz >= huge_nnz / 2 ? 4096 : 2048;
       while (gpu && c > 128 && s.nnz / c < 1024) c /= 2;
       p.chunk_nnz = int(c);
     }
