@@ -13,6 +13,7 @@
 #include <spk/io/matrix_market.hpp>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 namespace spk {
 namespace io {
@@ -214,6 +215,16 @@ class Parser {
          std::size_t block)
       : path_(path), where_(where), limits_(limits), reader_(path, where, block) {}
 
+  /// The value of a banner word (case-insensitive) among `choices`; fails on line 1 naming the
+  /// word, what it is and the expected words otherwise.
+  template <class E, std::size_t N>
+  E banner_word(std::string_view word, const char* what, const char* expected,
+                const std::pair<const char*, E> (&choices)[N]) const {
+    for (const auto& c : choices)
+      if (iequals(word, c.first)) return c.second;
+    fail(1, "unknown ", what, " '", word, "' (expected ", expected, ")");
+  }
+
   template <class... Args>
   [[noreturn]] void fail(std::int64_t line, Args&&... what) const {
     throw_invalid_argument(where_, path_, ":", line, ": ", std::forward<Args>(what)...);
@@ -242,33 +253,22 @@ class Parser {
     if (words.size() > 5) fail(1, "unexpected '", words[5], "' after the symmetry in the banner");
     if (!iequals(words[1], "matrix"))
       fail(1, "unknown object '", words[1], "' (only 'matrix' is supported)");
-    if (iequals(words[2], "coordinate"))
-      h.format = Header::Format::coordinate;
-    else if (iequals(words[2], "array"))
-      h.format = Header::Format::array;
-    else
-      fail(1, "unknown format '", words[2], "' (expected coordinate or array)");
-    if (iequals(words[3], "real"))
-      h.field = Header::Field::real;
-    else if (iequals(words[3], "integer"))
-      h.field = Header::Field::integer;
-    else if (iequals(words[3], "pattern"))
-      h.field = Header::Field::pattern;
-    else if (iequals(words[3], "complex"))
-      h.field = Header::Field::complex;
-    else
-      fail(1, "unknown field '", words[3], "' (expected real, integer, pattern or complex)");
-    if (iequals(words[4], "general"))
-      h.symmetry = Header::Symmetry::general;
-    else if (iequals(words[4], "symmetric"))
-      h.symmetry = Header::Symmetry::symmetric;
-    else if (iequals(words[4], "skew-symmetric"))
-      h.symmetry = Header::Symmetry::skew_symmetric;
-    else if (iequals(words[4], "hermitian"))
-      h.symmetry = Header::Symmetry::hermitian;
-    else
-      fail(1, "unknown symmetry '", words[4],
-           "' (expected general, symmetric, skew-symmetric or hermitian)");
+    using Format = Header::Format;
+    using Field = Header::Field;
+    using Symmetry = Header::Symmetry;
+    h.format = banner_word<Format>(words[2], "format", "coordinate or array",
+                                   {{"coordinate", Format::coordinate}, {"array", Format::array}});
+    h.field = banner_word<Field>(words[3], "field", "real, integer, pattern or complex",
+                                 {{"real", Field::real},
+                                  {"integer", Field::integer},
+                                  {"pattern", Field::pattern},
+                                  {"complex", Field::complex}});
+    h.symmetry = banner_word<Symmetry>(words[4], "symmetry",
+                                       "general, symmetric, skew-symmetric or hermitian",
+                                       {{"general", Symmetry::general},
+                                        {"symmetric", Symmetry::symmetric},
+                                        {"skew-symmetric", Symmetry::skew_symmetric},
+                                        {"hermitian", Symmetry::hermitian}});
     if (h.format == Header::Format::array && h.field == Header::Field::pattern)
       fail(1, "field 'pattern' is not allowed in array format (an array file lists values)");
     if (h.field == Header::Field::complex && !limits_.complex_allowed)
