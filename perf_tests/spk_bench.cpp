@@ -293,6 +293,15 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
       add(p);
     }
   }
+  for (int k : {4, 8}) {
+    for (int t : gpu ? std::vector<int>{4, 8, 16} : std::vector<int>{1}) {
+      p = {};
+      p.variant = V::warp;
+      p.entries_per_lane = k;
+      p.team_size = t;
+      add(p);
+    }
+  }
   if (mode != spk::Mode::N) {
     p = {};
     p.transpose = spk::TransposeMethod::explicit_;

@@ -2,8 +2,11 @@
 // kernel variant and schedule, explicit and atomic transposes.
 #include "test_common.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <random>
 #include <string>
+#include <vector>
 
 #include <spk/convert.hpp>
 #include <spk/io/matrix_market.hpp>
@@ -81,10 +84,45 @@ std::vector<spk::CsrSpmvParams> schedules() {
     p.threads_per_team = gpu ? 4 : 1;
     all.push_back(p);
   }
+  for (int k : {4, 8}) {
+    p = {};
+    p.variant = V::warp;
+    p.entries_per_lane = k;
+    p.team_size = gpu ? 3 : 1;
+    all.push_back(p);
+  }
   p = {};
   p.transpose = spk::TransposeMethod::explicit_;
   all.push_back(p);
   return all;
+}
+
+// A CSR matrix with the given row lengths (columns distinct, ascending, random; values random).
+template <class Scalar>
+spk::CsrMatrix<Scalar, int, int, spk::impl::HostDevice> csr_with_row_lengths(
+    const std::vector<int>& lengths, int ncols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  const int nrows = int(lengths.size());
+  int nnz = 0;
+  for (int len : lengths) nnz += len;
+  spk::CsrMatrix<Scalar, int, int, spk::impl::HostDevice> a(nrows, ncols, nnz);
+  int k = 0;
+  a.row_map()(0) = 0;
+  for (int i = 0; i < nrows; ++i) {
+    std::vector<int> cols(static_cast<std::size_t>(ncols));
+    for (int j = 0; j < ncols; ++j) cols[std::size_t(j)] = j;
+    std::shuffle(cols.begin(), cols.end(), rng);
+    cols.resize(std::size_t(lengths[std::size_t(i)]));
+    std::sort(cols.begin(), cols.end());
+    for (int c : cols) {
+      a.col_idx()(k) = c;
+      a.values()(k) = spk::scalar_traits<Scalar>::make(val(rng), val(rng));
+      ++k;
+    }
+    a.row_map()(i + 1) = k;
+  }
+  return a;
 }
 
 template <class Device, class Scalar, class Ordinal>
@@ -119,6 +157,24 @@ TEST_CASE_TEMPLATE_DEFINE("csr spmv matches the host reference", Device, csr_spm
   });
 }
 TEST_CASE_TEMPLATE_APPLY(csr_spmv, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("csr spmv: rows at and across window and warp boundaries", Device,
+                          csr_spmv_boundaries) {
+  // leading, trailing and consecutive empty rows; rows of exactly a warp window (32 x 4 = 128,
+  // 32 x 8 = 256 entries) starting on and off a window boundary; a row spanning several windows;
+  // single-entry rows between them
+  std::vector<int> lengths = {0, 0, 0, 128, 0, 1, 300, 0, 0, 4, 4, 4, 4, 124, 256, 0, 3, 1000};
+  for (int i = 0; i < 70; ++i) lengths.push_back(i % 5 == 0 ? 0 : 1 + i % 9);
+  for (int i = 0; i < 40; ++i) lengths.push_back(0);
+  spk_test::for_each_type<spk_test::all_scalars>([&](auto* tag) {
+    using Scalar = std::remove_pointer_t<decltype(tag)>;
+    check_all_modes<Device, Scalar, int>(csr_with_row_lengths<Scalar>(lengths, 1200, 41), 43);
+    // one long row only; one entry only
+    check_all_modes<Device, Scalar, int>(csr_with_row_lengths<Scalar>({1100}, 1100, 47), 53);
+    check_all_modes<Device, Scalar, int>(csr_with_row_lengths<Scalar>({0, 1, 0}, 3, 59), 61);
+  });
+}
+TEST_CASE_TEMPLATE_APPLY(csr_spmv_boundaries, spk_test::all_devices);
 
 TEST_CASE("csr spmv: alpha and beta convert to the matrix value type") {
   // as with KokkosSparse::spmv, double literals work for a float or complex matrix
@@ -165,11 +221,12 @@ TEST_CASE_TEMPLATE_DEFINE("csr spmv on the shared real matrices", Device, csr_sp
       using Scalar = std::remove_pointer_t<decltype(tag)>;
       const auto coo = spk::io::read_matrix_market_coo<Scalar, int, int>(dir + file);
       const auto host = spk::to_host(spk::coo_to_csr(coo));
-      spk::CsrSpmvParams vec, bal;
+      spk::CsrSpmvParams vec, bal, warp;
       vec.variant = spk::CsrSpmvVariant::vector;
       bal.variant = spk::CsrSpmvVariant::balanced;
+      warp.variant = spk::CsrSpmvVariant::warp;
       const Scalar alpha = spk::scalar_traits<Scalar>::make(0.5, complex ? 0.25 : 0.0);
-      for (const auto& params : {spk::CsrSpmvParams{}, vec, bal}) {
+      for (const auto& params : {spk::CsrSpmvParams{}, vec, bal, warp}) {
         check_spmv<Device>(host, spk::Mode::N, alpha, Scalar(0), 17, params);
         check_spmv<Device>(host, spk::Mode::T, alpha, Scalar(2), 19, params);
         if (complex) check_spmv<Device>(host, spk::Mode::H, alpha, Scalar(2), 23, params);

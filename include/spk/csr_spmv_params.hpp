@@ -15,8 +15,10 @@ enum class CsrSpmvVariant {
   automatic,  ///< chosen from the row-length statistics (choose_csr_spmv_params)
   thread,     ///< one row per thread
   vector,     ///< a vector of vector_length lanes per row, several rows per team
-  balanced    ///< nnz-balanced: equal windows of nonzeros per team (row-block splitting); for
+  balanced,   ///< nnz-balanced: equal windows of nonzeros per team (row-block splitting); for
               ///< op = T / H equal runs of nonzeros per thread, scattered with atomics
+  warp        ///< nnz-balanced per warp: windows of 32 * entries_per_lane nonzeros, rows summed
+              ///< by a segmented warp-shuffle scan (no shared memory, no barriers)
 };
 
 /// How teams take their work.
@@ -42,6 +44,8 @@ struct CsrSpmvParams {
   int league_size = 0;      ///< dynamic schedule: number of persistent teams
   int chunk_nnz = 0;        ///< balanced variant: nonzeros per team window
   int threads_per_team = 0; ///< balanced variant: threads of a team
+  int entries_per_lane = 0; ///< warp variant: consecutive nonzeros per lane (4 or 8); the
+                            ///< variant's team_size is the number of warps per team
   TransposeMethod transpose = TransposeMethod::atomic;
 };
 
@@ -60,6 +64,7 @@ inline const char* to_string(CsrSpmvVariant v) {
     case CsrSpmvVariant::thread: return "thread";
     case CsrSpmvVariant::vector: return "vector";
     case CsrSpmvVariant::balanced: return "balanced";
+    case CsrSpmvVariant::warp: return "warp";
     default: return "automatic";
   }
 }
@@ -73,6 +78,8 @@ inline std::string describe(const CsrSpmvParams& p) {
   std::string s = to_string(p.variant);
   if (p.variant == CsrSpmvVariant::balanced)
     return s + "-c" + std::to_string(p.chunk_nnz) + "-t" + std::to_string(p.threads_per_team);
+  if (p.variant == CsrSpmvVariant::warp)
+    return s + "-k" + std::to_string(p.entries_per_lane) + "-t" + std::to_string(p.team_size);
   if (p.variant == CsrSpmvVariant::vector) s += "-v" + std::to_string(p.vector_length);
   s += "-t" + std::to_string(p.team_size) + "-r" + std::to_string(p.rows_per_thread) + "-" +
        to_string(p.schedule);
@@ -141,6 +148,15 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   check(p.threads_per_team >= 0 && p.threads_per_team <= 1024, "threads_per_team",
         p.threads_per_team);
   check(p.league_size >= 0, "league_size", p.league_size);
+  check(p.entries_per_lane == 0 || p.entries_per_lane == 4 || p.entries_per_lane == 8,
+        "entries_per_lane (4 or 8)", p.entries_per_lane);
+
+  if (p.variant == CsrSpmvVariant::warp) {
+    if (p.entries_per_lane == 0) p.entries_per_lane = 4;
+    if (p.team_size == 0) p.team_size = gpu ? 8 : 1;  // warps per team
+    check(!gpu || p.team_size <= 32, "team_size (warps per team, <= 32)", p.team_size);
+    return p;
+  }
 
   if (p.variant == CsrSpmvVariant::balanced) {
     // transposed runs: 4 nonzeros per thread, 512 threads per team (H200 suite)

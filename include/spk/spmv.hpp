@@ -11,6 +11,7 @@
 #include <spk/error.hpp>
 #include <spk/impl/csr_analysis.hpp>
 #include <spk/impl/csr_spmv.hpp>
+#include <spk/impl/csr_spmv_warp.hpp>
 #include <spk/impl/kokkos_compat.hpp>
 #include <spk/mode.hpp>
 
@@ -69,7 +70,9 @@ void spmv(Mode mode, typename CsrMatrix<S, O, F, D>::value_type alpha,
     return;
   }
   const CsrSpmvParams p = resolve_params(a, mode, params);
-  if (p.variant == CsrSpmvVariant::balanced && mode == Mode::N)
+  if (p.variant == CsrSpmvVariant::warp)
+    impl::csr_spmv_warp(p, mode, alpha, a, x, beta, y);
+  else if (p.variant == CsrSpmvVariant::balanced && mode == Mode::N)
     impl::csr_spmv_balanced(p, alpha, a, x, beta, y);
   else if (p.variant == CsrSpmvVariant::balanced)
     impl::csr_spmv_balanced_t(p, mode, alpha, a, x, beta, y);

@@ -20,6 +20,14 @@ struct CsrAnalysis {
   /// w = 0 .. nwindows (the last entry is nrows); rebuilt when the window size changes.
   Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> window_rows;
   std::int64_t window_nnz = 0;
+  /// Warp kernel: the same for its (much smaller) windows of warp_nnz nonzeros, kept beside the
+  /// balanced kernel's so that alternating between the two does not rebuild either.
+  Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> warp_rows;
+  std::int64_t warp_nnz = 0;
+  /// Partial sums of rows that cross windows (balanced and warp kernels), one per window; kept
+  /// between products so that a product allocates nothing. Two products on the same matrix must
+  /// therefore not run concurrently on different execution space instances.
+  Kokkos::View<typename Matrix::value_type*, typename Matrix::device_type> carry, head;
   std::shared_ptr<Matrix> transpose;       ///< A^T, built on first explicit-transpose product
   std::shared_ptr<Matrix> conj_transpose;  ///< A^H, likewise
 };

@@ -286,16 +286,13 @@ struct CsrBalancedSpmv {
 };
 
 /// First row starting in each window of `window` nonzeros (and nrows at the end), computed on
-/// the device once per matrix and window size and cached with the matrix's analysis.
+/// the device. O(nnz / window * log nrows).
 template <class Matrix>
-Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> balanced_window_rows(
+Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> compute_window_rows(
     const Matrix& a, typename Matrix::size_type window) {
   using O = typename Matrix::ordinal_type;
   using F = typename Matrix::size_type;
   using exec = typename Matrix::execution_space;
-  auto& an = csr_analysis(a);
-  if (an.window_nnz == std::int64_t(window) && an.window_rows.extent(0) > 0)
-    return an.window_rows;
   const std::int64_t nwindows = (std::int64_t(a.nnz()) + window - 1) / window;
   Kokkos::View<O*, typename Matrix::device_type> rows(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::spmv_window_rows"), nwindows + 1);
@@ -311,9 +308,68 @@ Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> balan
         // first row r with row_map(r) >= w * window
         rows(w) = w == 0 ? O(0) : impl::lower_bound(row_map, O(0), nrows, F(w) * window);
       });
-  an.window_rows = rows;
-  an.window_nnz = window;
   return rows;
+}
+
+/// compute_window_rows for the balanced kernel, cached with the matrix's analysis.
+template <class Matrix>
+Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> balanced_window_rows(
+    const Matrix& a, typename Matrix::size_type window) {
+  auto& an = csr_analysis(a);
+  if (an.window_nnz != std::int64_t(window) || an.window_rows.extent(0) == 0) {
+    an.window_rows = compute_window_rows(a, window);
+    an.window_nnz = window;
+  }
+  return an.window_rows;
+}
+
+/// The cached per-window partial sums (carry, head) of `a`, grown to at least n entries.
+template <class Matrix>
+void window_partials(const Matrix& a, std::int64_t n,
+                     Kokkos::View<typename Matrix::value_type*, typename Matrix::device_type>& carry,
+                     Kokkos::View<typename Matrix::value_type*, typename Matrix::device_type>& head) {
+  using S = typename Matrix::value_type;
+  using D = typename Matrix::device_type;
+  auto& an = csr_analysis(a);
+  if (std::int64_t(an.carry.extent(0)) < n) {
+    an.carry = Kokkos::View<S*, D>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::spmv_carry"), n);
+    an.head = Kokkos::View<S*, D>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::spmv_head"), n);
+  }
+  carry = an.carry;
+  head = an.head;
+}
+
+/// Completes the rows that cross windows of `window` nonzeros: a row starting in window w and
+/// going on past it gets head(w) plus carry(v) of every later window v it reaches.
+template <class Matrix, class YView>
+void window_fixup(const Matrix& a, typename Matrix::size_type window, std::int64_t nwindows,
+                  const Kokkos::View<typename Matrix::value_type*, typename Matrix::device_type>& carry,
+                  const Kokkos::View<typename Matrix::value_type*, typename Matrix::device_type>& head,
+                  typename Matrix::value_type alpha, typename Matrix::value_type beta,
+                  const YView& y) {
+  using S = typename Matrix::value_type;
+  using O = typename Matrix::ordinal_type;
+  using F = typename Matrix::size_type;
+  using exec = typename Matrix::execution_space;
+  const auto row_map = a.row_map();
+  const O nrows = a.nrows();
+  const F nnz = a.nnz();
+  const bool beta_zero = beta == scalar_traits<S>::zero();
+  Kokkos::parallel_for(
+      "spk::csr_spmv_window_fixup", Kokkos::RangePolicy<exec>(0, nwindows),
+      KOKKOS_LAMBDA(const std::int64_t w) {
+        const F wend = F(w + 1) * window;
+        if (wend >= nnz) return;
+        // the last row starting in window w: the row holding entry wend - 1, if it starts here
+        const O r = impl::upper_bound(row_map, O(0), nrows, wend - 1) - 1;
+        if (row_map(r) < F(w) * window || row_map(r + 1) <= wend) return;
+        S sum = head(w);
+        const std::int64_t last = (std::int64_t(row_map(r + 1)) - 1) / window;
+        for (std::int64_t v = w + 1; v <= last; ++v) sum += carry(v);
+        y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
+      });
 }
 
 /// nnz-balanced kernel (op = N): windows of chunk_nnz nonzeros, then the fix-up of rows that
@@ -323,7 +379,6 @@ void csr_spmv_balanced(const CsrSpmvParams& p, typename Matrix::value_type alpha
                        const Matrix& a, const XView& x, typename Matrix::value_type beta,
                        const YView& y) {
   using S = typename Matrix::value_type;
-  using O = typename Matrix::ordinal_type;
   using F = typename Matrix::size_type;
   using exec = typename Matrix::execution_space;
   using functor = CsrBalancedSpmv<Matrix, XView, YView>;
@@ -334,10 +389,8 @@ void csr_spmv_balanced(const CsrSpmvParams& p, typename Matrix::value_type alpha
   }
   const F window = F(p.chunk_nnz);
   const std::int64_t nwindows = (std::int64_t(nnz) + window - 1) / window;
-  Kokkos::View<S*, typename Matrix::device_type> carry(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::spmv_carry"), nwindows);
-  Kokkos::View<S*, typename Matrix::device_type> head(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::spmv_head"), nwindows);
+  Kokkos::View<S*, typename Matrix::device_type> carry, head;
+  window_partials(a, nwindows, carry, head);
   const bool beta_zero = beta == scalar_traits<S>::zero();
   functor f{a.row_map(), a.col_idx(), a.values(), x,    y,    alpha,
             beta,        beta_zero,   a.nrows(),  nnz,  window, nwindows,
@@ -353,22 +406,7 @@ void csr_spmv_balanced(const CsrSpmvParams& p, typename Matrix::value_type alpha
   f.scratch_level = level;
   Kokkos::parallel_for("spk::csr_spmv_balanced",
                        policy.set_scratch_size(level, Kokkos::PerTeam(bytes)), f);
-  // rows that start in window w and continue past it: head(w) + carries of the next windows
-  const auto row_map = a.row_map();
-  const O nrows = a.nrows();
-  Kokkos::parallel_for(
-      "spk::csr_spmv_balanced_fixup", Kokkos::RangePolicy<exec>(0, nwindows),
-      KOKKOS_LAMBDA(const std::int64_t w) {
-        const F wend = F(w + 1) * window;
-        if (wend >= nnz) return;
-        // the last row starting in window w: the row holding entry wend - 1, if it starts here
-        const O r = impl::upper_bound(row_map, O(0), nrows, wend - 1) - 1;
-        if (row_map(r) < F(w) * window || row_map(r + 1) <= wend) return;
-        S sum = head(w);
-        const std::int64_t last = (std::int64_t(row_map(r + 1)) - 1) / window;
-        for (std::int64_t v = w + 1; v <= last; ++v) sum += carry(v);
-        y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
-      });
+  window_fixup(a, window, nwindows, carry, head, alpha, beta, y);
 }
 
 /// nnz-balanced transposed kernel (op = T or H): y = beta y, then every thread scatters an

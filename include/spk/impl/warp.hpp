@@ -1,0 +1,85 @@
+// spk/impl/warp.hpp: warp-level primitives (lane index, shuffle up, wide read-only loads) for
+// kernels whose vectors are hardware warps.
+//
+// A kernel launched with TeamPolicy(league, team_size, Warp<exec>::size) runs, on CUDA, each
+// vector as one warp (Kokkos maps vector lanes to threadIdx.x), so code outside a
+// ThreadVectorRange runs on all lanes at once and may exchange values with these shuffles. On
+// the CPU backends a "warp" is one lane, the shuffles return their argument and the loads are
+// plain loads, so the same kernel is correct (and tested) everywhere.
+#pragma once
+
+#include <Kokkos_Complex.hpp>
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <cstring>
+
+namespace spk {
+namespace impl {
+
+/// Lanes of a warp and their exchange operations on execution space ExecSpace (generic: 1).
+template <class ExecSpace>
+struct Warp {
+  static constexpr int size = 1;
+  KOKKOS_INLINE_FUNCTION static int lane() { return 0; }
+  /// The value of lane (lane - delta); a lane below delta gets its own value.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T shfl_up(const T& v, int) {
+    return v;
+  }
+  /// out[j] = p[j], j < K; p must be aligned to K * sizeof(T) when that is a multiple of 16.
+  template <int K, class T>
+  KOKKOS_INLINE_FUNCTION static void load(const T* p, T (&out)[K]) {
+    for (int j = 0; j < K; ++j) out[j] = p[j];
+  }
+};
+
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct Warp<Kokkos::Cuda> {
+  static constexpr int size = 32;
+  KOKKOS_INLINE_FUNCTION static int lane() {
+#if defined(__CUDA_ARCH__)
+    return int(threadIdx.x);
+#else
+    return 0;
+#endif
+  }
+
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T shfl_up(const T& v, int delta) {
+#if defined(__CUDA_ARCH__)
+    return __shfl_up_sync(0xffffffffu, v, unsigned(delta));
+#else
+    (void)delta;
+    return v;
+#endif
+  }
+  template <class R>
+  KOKKOS_INLINE_FUNCTION static Kokkos::complex<R> shfl_up(const Kokkos::complex<R>& v,
+                                                           int delta) {
+    return Kokkos::complex<R>(shfl_up(v.real(), delta), shfl_up(v.imag(), delta));
+  }
+
+  /// K consecutive entries through the read-only (non-coherent) path, 16 bytes per load when
+  /// K * sizeof(T) is a multiple of 16 (the caller guarantees the alignment).
+  template <int K, class T>
+  KOKKOS_INLINE_FUNCTION static void load(const T* p, T (&out)[K]) {
+#if defined(__CUDA_ARCH__)
+    constexpr int bytes = K * int(sizeof(T));
+    if constexpr (bytes % 16 == 0) {
+      int4 raw[bytes / 16];
+      const int4* src = reinterpret_cast<const int4*>(p);
+      for (int i = 0; i < bytes / 16; ++i) raw[i] = __ldg(src + i);
+      memcpy(static_cast<void*>(out), raw, bytes);
+    } else {
+      for (int j = 0; j < K; ++j) out[j] = p[j];
+    }
+#else
+    for (int j = 0; j < K; ++j) out[j] = p[j];
+#endif
+  }
+};
+#endif
+
+}  // namespace impl
+}  // namespace spk
