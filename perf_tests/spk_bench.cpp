@@ -294,7 +294,7 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
     }
   }
   for (int k : {4, 8}) {
-    for (int t : gpu ? std::vector<int>{4, 8, 16} : std::vector<int>{1}) {
+    for (int t : gpu ? std::vector<int>{2, 4, 8} : std::vector<int>{1}) {
       p = {};
       p.variant = V::warp;
       p.entries_per_lane = k;

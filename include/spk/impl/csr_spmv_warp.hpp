@@ -3,8 +3,10 @@
 // The nonzeros are cut into windows of 32 * K entries, one warp each; lane l of a warp loads the
 // K consecutive entries l * K .. l * K + K - 1 of its window with 16-byte loads (a warp reads
 // its window's column indices and values as one contiguous, aligned block) and multiplies them
-// by x. Rows are then summed without shared memory or barriers: a lane walks the rows its K
-// entries touch (one binary search in the window's rows, then the row map), writes every row
+// by x. The warp stages the row starts of its window in shared memory (one coalesced load; a
+// window with too many empty rows reads the row map directly instead). Rows are then summed
+// without barriers: a lane walks the rows its K entries touch (a binary search in the staged
+// row starts, then the next starts), writes every row
 // that begins and ends inside its K entries, and hands the row still open at its end to a
 // segmented scan by warp shuffles (key = row), which adds it to the lanes that continue the same
 // row. Rows crossing windows leave a partial sum per window that window_fixup completes, as in
@@ -40,6 +42,23 @@ struct CsrWarpSpmv {
   using warp = Warp<exec>;
   static constexpr int lanes = warp::size;
   static constexpr int window = lanes * K;
+  /// Row starts a warp stages: a window without empty rows has at most window + 1 rows.
+  static constexpr int staged_rows = window + 2;
+  using scratch_view =
+      Kokkos::View<F*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  /// Row starts of rows r0 .. r0 + n - 1 from the warp's shared memory, or the row map.
+  struct RowStarts {
+    const F* stage;
+    O r0;
+    bool staged;
+    typename Matrix::row_map_type::const_type row_map;
+    KOKKOS_INLINE_FUNCTION F operator()(O r) const { return staged ? stage[r - r0] : row_map(r); }
+  };
+
+  static std::size_t scratch_bytes(int warps) {
+    return scratch_view::shmem_size(std::size_t(warps) * staged_rows);
+  }
 
   typename Matrix::row_map_type::const_type row_map;
   typename Matrix::index_type::const_type col_idx;
@@ -66,6 +85,18 @@ struct CsrWarpSpmv {
         std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
     if (w >= nwindows) return;  // the same for every lane of the warp
     const int lane = warp::lane();
+    // stage the starts of rows r0 .. hi_row (every row start the lanes read)
+    const O lo_row = window_rows(w), hi_row = window_rows(w + 1);
+    const O r0 = lo_row > 0 ? O(lo_row - 1) : O(0);
+    const O count = O(hi_row - r0 + 1);
+    scratch_view all(team.team_scratch(0), std::size_t(team.team_size()) * staged_rows);
+    F* stage = all.data() + std::size_t(team.team_rank()) * staged_rows;
+    const bool staged = count <= O(staged_rows);
+    if (staged) {
+      for (O i = O(lane); i < count; i += O(lanes)) stage[i] = row_map(r0 + i);
+      warp::sync();
+    }
+    const RowStarts row_start{stage, r0, staged, row_map};
     const F wbeg = F(w) * F(window);
     const F wend = wbeg + F(window) < nnz ? wbeg + F(window) : nnz;
     const F a = wbeg + F(lane) * F(K);
@@ -97,10 +128,10 @@ struct CsrWarpSpmv {
     if (a < wend) {
       // the first row starting at or after a; if it starts after a, the lane begins inside
       // the row before it
-      const O first = impl::lower_bound(row_map, window_rows(w), window_rows(w + 1), a);
-      const bool continuing = row_map(first) > a;
+      const O first = impl::lower_bound(row_start, lo_row, hi_row, a);
+      const bool continuing = row_start(first) > a;
       O r = continuing ? O(first - 1) : first;
-      F next = row_map(r + 1);
+      F next = row_start(r + 1);
       S acc = traits::zero();
       S xr = Trans ? alpha * x(r) : traits::zero();
       for (int j = 0; j < K; ++j) {
@@ -117,7 +148,7 @@ struct CsrWarpSpmv {
             }
           }
           ++r;
-          next = row_map(r + 1);
+          next = row_start(r + 1);
           acc = traits::zero();
           if (Trans) xr = alpha * x(r);
         }
@@ -158,13 +189,13 @@ struct CsrWarpSpmv {
     if (has_head) {
       const S sum =
           head_sum + (lane > 0 && prev_key == std::int64_t(head_row) ? prev_s : traits::zero());
-      if (row_map(head_row) >= wbeg)
+      if (row_start(head_row) >= wbeg)
         write(head_row, sum);
       else  // began in an earlier window: this window's part
         carry(w) = sum;
     }
     if (key >= 0 && b == wend) {  // the row open at the window's end
-      if (row_map(O(key)) >= wbeg)
+      if (row_start(O(key)) >= wbeg)
         head(w) = s;
       else  // began in an earlier window and spans this one
         carry(w) = s;
@@ -219,7 +250,9 @@ void csr_spmv_warp_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::va
   const std::int64_t league = (nwindows + warps - 1) / warps;
   Kokkos::TeamPolicy<exec> policy(league, warps, functor::lanes);
   check_team_size(policy, f, warps, functor::lanes);
-  Kokkos::parallel_for(Trans ? "spk::csr_spmv_warp_t" : "spk::csr_spmv_warp", policy, f);
+  Kokkos::parallel_for(Trans ? "spk::csr_spmv_warp_t" : "spk::csr_spmv_warp",
+                       policy.set_scratch_size(0, Kokkos::PerTeam(functor::scratch_bytes(warps))),
+                       f);
   if (!Trans) window_fixup(a, window, nwindows, carry, head, alpha, beta, y);
 }
 

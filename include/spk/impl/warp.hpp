@@ -21,6 +21,8 @@ template <class ExecSpace>
 struct Warp {
   static constexpr int size = 1;
   KOKKOS_INLINE_FUNCTION static int lane() { return 0; }
+  /// Orders the warp's shared-memory writes before its later reads (__syncwarp).
+  KOKKOS_INLINE_FUNCTION static void sync() {}
   /// The value of lane (lane - delta); a lane below delta gets its own value.
   template <class T>
   KOKKOS_INLINE_FUNCTION static T shfl_up(const T& v, int) {
@@ -42,6 +44,12 @@ struct Warp<Kokkos::Cuda> {
     return int(threadIdx.x);
 #else
     return 0;
+#endif
+  }
+
+  KOKKOS_INLINE_FUNCTION static void sync() {
+#if defined(__CUDA_ARCH__)
+    __syncwarp();
 #endif
   }
 
