@@ -158,9 +158,9 @@ HostCsr<S, O> csr_with_duplicates(std::uint64_t seed) {
   std::vector<S> vals;
   for (O i = 0; i < 40; ++i) {
     std::vector<O> row;
-    if (i == 3) row = {5, 9, 5, 1, 5};
-    if (i == 7) row = {0, 32, 0};
-    if (i % 5 == 1) row = {O(i % 33), O((i * 7) % 33), O((i * 11 + 3) % 33)};
+    if (i == 3) row = std::vector<O>{5, 9, 5, 1, 5};
+    if (i == 7) row = std::vector<O>{0, 32, 0};
+    if (i % 5 == 1) row = std::vector<O>{O(i % 33), O((i * 7) % 33), O((i * 11 + 3) % 33)};
     for (O j : row) {
       cols.push_back(j);
       vals.push_back(random_value<S>(rng));
