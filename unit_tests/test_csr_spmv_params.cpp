@@ -22,22 +22,27 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   CHECK(p.variant == V::thread);
   CHECK(p.vector_length == 1);
   CHECK(p.team_size == 256);
-  // large banded, 16 per row: vectors of half the row length
+  // large banded, 16 per row: the warp kernel, 8 nonzeros per lane, 4 warps per team
   p = spk::choose_csr_spmv_params(stats(2'000'000, 16.0, 0.0, 16), true);
-  CHECK(p.variant == V::vector);
-  CHECK(p.vector_length == 8);
-  CHECK(p.team_size * p.vector_length == 256);
-  CHECK(p.rows_per_thread == 4);
-  // long rows: 16-lane vectors with 4 rows each; windows of 4096 above 32M nonzeros
+  CHECK(p.variant == V::warp);
+  CHECK(p.entries_per_lane == 8);
+  CHECK(p.team_size == 4);
+  CHECK(spk::describe(p) == "warp-k8-t4");
+  // PSBLAS pdeN (7 per row): windows of 4096
+  p = spk::choose_csr_spmv_params(stats(4'096'000, 7.0, 0.5, 7), true);
+  CHECK(p.variant == V::balanced);
+  CHECK(p.chunk_nnz == 4096);
+  // long rows: windows of 2048, 4096 above 32M nonzeros
   p = spk::choose_csr_spmv_params(stats(1'000'000, 27.0, 1.0, 27), true);
-  CHECK(p.variant == V::vector);
-  CHECK(p.vector_length == 16);
-  CHECK(p.rows_per_thread == 4);
+  CHECK(p.variant == V::balanced);
+  CHECK(p.chunk_nnz == 2048);
   p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true);
   CHECK(p.variant == V::balanced);
   CHECK(p.chunk_nnz == 4096);
   p = spk::choose_csr_spmv_params(stats(500'000, 44.0, 10.0, 90), true);
-  CHECK(p.vector_length == 16);
+  CHECK(p.variant == V::balanced);
+  CHECK(p.chunk_nnz == 2048);
+  CHECK(p.threads_per_team == 256);
   // very large 3D 7-point stencil: windows of 4096
   p = spk::choose_csr_spmv_params(stats(20'000'000, 7.0, 0.3, 7), true);
   CHECK(p.variant == V::balanced);

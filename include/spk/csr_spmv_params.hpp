@@ -103,31 +103,31 @@ constexpr std::int64_t huge_nnz = 64 << 20;
 /// product op(A) = `mode`, on an execution space that is a GPU (`gpu`) or a CPU backend.
 /// GPU rules (from the H200 suite in docs/PERFORMANCE.md): irregular rows use nnz-balanced
 /// windows (op = N) or runs (op = T / H). Regular op = N: large matrices (streamed from memory)
-/// use one row per thread for mean row length <= 8, vectors of half the mean length up to 20 and
-/// windows beyond (vectors take 4 consecutive rows each); small (cache-resident) ones use
-/// vectors of 32 lanes. Regular op = T / H scatters with vectors of about the mean length (rounded
-/// down). CPU backends
-/// use one row per thread in chunks of rows, dynamically scheduled for irregular rows.
+/// use one row per thread for mean row length <= 6, the warp kernel (8 nonzeros per lane) for
+/// 12 < mean <= 20 and windows of nonzeros otherwise; small (cache-resident) ones use vectors of
+/// 32 lanes. Regular op = T / H scatters with vectors of about the mean length (rounded
+/// down). CPU backends use one row per thread in chunks of rows, dynamically scheduled for
+/// irregular rows.
 /// Throws std::invalid_argument for out-of-range explicit values. O(1).
 inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
                                             CsrSpmvParams p = {}, Mode mode = Mode::N) {
   const bool irregular = is_irregular(s);
   bool full_warp = false;  // vector length 32 whatever the row length
-  bool half_mean = false;  // vector length from half the mean row length, 4 rows per vector
   if (p.variant == CsrSpmvVariant::automatic) {
     if (irregular)
       p.variant = CsrSpmvVariant::balanced;
     else if (gpu && mode == Mode::N && s.nnz >= large_nnz) {
-      // streaming from memory: short rows one per thread (by nnz windows once the matrix is
-      // very large), longer rows by vectors of about half their length taking 4 rows each
-      if (s.mean <= 8.0)
+      // streaming from memory (H200 suite, docs/PERFORMANCE.md): short rows one per thread
+      // (by nnz windows once the matrix is very large), 7-12 per row and long rows by nnz
+      // windows, 12-20 per row by warps of aligned nonzero runs
+      if (s.mean <= 6.0)
         p.variant = s.nnz >= huge_nnz ? CsrSpmvVariant::balanced : CsrSpmvVariant::thread;
-      else if (s.mean > 20.0 && s.nnz >= huge_nnz / 2)
+      else if (s.mean > 12.0 && s.mean <= 20.0) {
+        p.variant = CsrSpmvVariant::warp;
+        if (p.entries_per_lane == 0) p.entries_per_lane = 8;
+        if (p.team_size == 0) p.team_size = 4;
+      } else
         p.variant = CsrSpmvVariant::balanced;
-      else {
-        p.variant = CsrSpmvVariant::vector;
-        half_mean = true;
-      }
     } else if (gpu && mode == Mode::N) {
       p.variant = CsrSpmvVariant::vector;
       full_warp = true;
@@ -162,8 +162,11 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
     // transposed runs: 4 nonzeros per thread, 512 threads per team (H200 suite)
     if (p.threads_per_team == 0) p.threads_per_team = gpu ? (mode == Mode::N ? 256 : 512) : 1;
     if (p.chunk_nnz == 0) {
-      // 2048 nonzeros per window, fewer when that leaves under ~1024 windows to spread
-      std::int64_t c = s.nnz >= huge_nnz / 2 ? 4096 : 2048;
+      // 4096 nonzeros per window for very large matrices and large ones with short rows,
+      // else 2048, fewer when that leaves under ~1024 windows to spread
+      const bool big =
+          s.nnz >= huge_nnz / 2 || (mode == Mode::N && s.mean <= 12.0 && s.nnz >= large_nnz);
+      std::int64_t c = big ? 4096 : 2048;
       while (gpu && c > 128 && s.nnz / c < 1024) c /= 2;
       p.chunk_nnz = int(c);
     }
@@ -172,21 +175,14 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   if (p.variant == CsrSpmvVariant::thread) p.vector_length = 1;
   if (p.vector_length == 0) {
     // a power of two near the mean row length, at most a warp
-    int v = 1;
-    if (half_mean) {  // the power of two at or above half the mean, 4..16 lanes
-      while (v < 16 && v < 0.5 * s.mean) v *= 2;
-      if (v < 4) v = 4;
-    } else {  // the largest power of two not above the mean, at most a warp
-      while (v < 32 && 2.0 * v <= s.mean) v *= 2;
-    }
+    int v = 1;  // the largest power of two not above the mean, at most a warp
+    while (v < 32 && 2.0 * v <= s.mean) v *= 2;
     if (full_warp) v = 32;
     p.vector_length = gpu ? v : 1;
   }
   if (p.team_size == 0) p.team_size = gpu ? 256 / p.vector_length : 1;
   if (p.rows_per_thread == 0) {
-    if (gpu && half_mean)
-      p.rows_per_thread = 4;
-    else if (gpu)
+    if (gpu)
       p.rows_per_thread = s.mean < 4.0 && p.vector_length == 1 ? 2 : 1;
     else  // CPU: a team is one thread; give it enough rows to amortise the scheduling
       p.rows_per_thread = 256;
