@@ -1,4 +1,5 @@
-// cuSPARSE SpMV baselines (CSR ALG1/ALG2, COO) on spk's device arrays, for the benchmarks.
+// cuSPARSE SpMV baselines (CSR ALG1/ALG2, COO, sliced ELL) on spk's device arrays, for the
+// benchmarks.
 #pragma once
 
 #ifdef SPK_HAVE_CUSPARSE
@@ -33,6 +34,75 @@ cusparseIndexType_t cuda_index_type() {
   return sizeof(I) == 4 ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
 }
 
+/// A CSR matrix in cuSPARSE's sliced ELL layout (slices of slice_size rows, each stored
+/// column-major with the width of its longest row; padding has column -1 and value 0), built on
+/// the device.
+template <class S>
+struct SellArrays {
+  Kokkos::View<int*, Kokkos::CudaSpace> slice_offsets;  ///< n_slices + 1, in entries
+  Kokkos::View<int*, Kokkos::CudaSpace> col_idx;
+  Kokkos::View<S*, Kokkos::CudaSpace> values;
+  int slice_size = 32;
+  std::int64_t nrows = 0, ncols = 0, nnz = 0;
+  std::size_t memory_bytes() const {
+    return slice_offsets.extent(0) * sizeof(int) + col_idx.extent(0) * (sizeof(int) + sizeof(S));
+  }
+};
+
+template <class Matrix>
+SellArrays<typename Matrix::value_type> make_sell(const Matrix& a, int slice_size) {
+  using S = typename Matrix::value_type;
+  using exec = Kokkos::Cuda;
+  SellArrays<S> out;
+  out.slice_size = slice_size;
+  out.nrows = a.nrows();
+  out.ncols = a.ncols();
+  out.nnz = a.nnz();
+  const std::int64_t nrows = a.nrows();
+  const std::int64_t nslices = (nrows + slice_size - 1) / slice_size;
+  const auto row_map = a.row_map();
+  const auto cols = a.col_idx();
+  const auto vals = a.values();
+  Kokkos::View<int*, Kokkos::CudaSpace> offsets("spk_bench::sell_offsets", nslices + 1);
+  Kokkos::parallel_for(
+      "spk_bench::sell_widths", Kokkos::RangePolicy<exec>(0, nslices),
+      KOKKOS_LAMBDA(const std::int64_t s) {
+        int w = 0;
+        for (std::int64_t i = s * slice_size; i < nrows && i < (s + 1) * slice_size; ++i) {
+          const int len = int(row_map(i + 1) - row_map(i));
+          w = len > w ? len : w;
+        }
+        offsets(s + 1) = w * slice_size;
+      });
+  std::int64_t total = 0;
+  Kokkos::parallel_scan(
+      "spk_bench::sell_offsets_scan", Kokkos::RangePolicy<exec>(0, nslices + 1),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& acc, const bool final) {
+        acc += offsets(i);
+        if (final) offsets(i) = int(acc);
+      },
+      total);
+  spk::require(total < (std::int64_t(1) << 31), "spk_bench::make_sell", "sliced ELL of ", total,
+               " entries does not fit 32-bit offsets");
+  out.col_idx = Kokkos::View<int*, Kokkos::CudaSpace>("spk_bench::sell_cols", total);
+  out.values = Kokkos::View<S*, Kokkos::CudaSpace>("spk_bench::sell_vals", total);
+  Kokkos::deep_copy(out.col_idx, -1);
+  const auto oc = out.col_idx;
+  const auto ov = out.values;
+  Kokkos::parallel_for(
+      "spk_bench::sell_fill", Kokkos::RangePolicy<exec>(0, nrows),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const std::int64_t s = i / slice_size, lane = i % slice_size;
+        std::int64_t pos = offsets(s) + lane;
+        for (auto k = row_map(i); k < row_map(i + 1); ++k, pos += slice_size) {
+          oc(pos) = int(cols(k));
+          ov(pos) = vals(k);
+        }
+      });
+  out.slice_offsets = offsets;
+  return out;
+}
+
 /// One prepared cusparseSpMV call: y = alpha op(A) x + beta y on Kokkos' CUDA stream.
 /// `rows` is a CSR row_map (csr) or COO row indices (coo); the arrays stay owned by the caller.
 template <class S>
@@ -62,6 +132,28 @@ class CusparseSpmv {
                                        cuda_type<S>()),
                      "cusparseCreateCoo");
     }
+    setup(mode, x, y);
+  }
+
+  /// Sliced ELL (op = N only in cuSPARSE).
+  template <class XView, class YView>
+  CusparseSpmv(const SellArrays<S>& sell, cusparseSpMVAlg_t alg, spk::Mode mode, const XView& x,
+               const YView& y)
+      : alg_(alg) {
+    cusparse_check(cusparseCreate(&handle_), "cusparseCreate");
+    cusparse_check(cusparseSetStream(handle_, Kokkos::Cuda().cuda_stream()), "cusparseSetStream");
+    cusparse_check(
+        cusparseCreateSlicedEll(&mat_, sell.nrows, sell.ncols, sell.nnz,
+                                std::int64_t(sell.values.extent(0)), sell.slice_size,
+                                (void*)sell.slice_offsets.data(), (void*)sell.col_idx.data(),
+                                (void*)sell.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                CUSPARSE_INDEX_BASE_ZERO, cuda_type<S>()),
+        "cusparseCreateSlicedEll");
+    setup(mode, x, y);
+  }
+
+  template <class XView, class YView>
+  void setup(spk::Mode mode, const XView& x, const YView& y) {
     cusparse_check(cusparseCreateDnVec(&x_, std::int64_t(x.extent(0)), (void*)x.data(),
                                        cuda_type<S>()),
                    "cusparseCreateDnVec");
