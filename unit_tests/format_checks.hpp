@@ -44,10 +44,9 @@ HostCsr<S, O> canonical_nonzeros(const HostCsr<S, O>& a) {
     std::vector<std::pair<O, S>> row;
     for (int k = a.row_map()(i); k < a.row_map()(i + 1); ++k)
       row.emplace_back(a.col_idx()(k), a.values()(k));
-    std::stable_sort(row.begin(), row.end(),
-                     [](const std::pair<O, S>& p, const std::pair<O, S>& q) {
-                       return p.first < q.first;
-                     });
+    std::stable_sort(
+        row.begin(), row.end(),
+        [](const std::pair<O, S>& p, const std::pair<O, S>& q) { return p.first < q.first; });
     for (std::size_t k = 0; k < row.size();) {
       S sum = row[k].second;
       std::size_t e = k + 1;
@@ -60,8 +59,7 @@ HostCsr<S, O> canonical_nonzeros(const HostCsr<S, O>& a) {
     }
     row_map.push_back(int(cols.size()));
   }
-  return spk::make_csr<S, O, int, spk::impl::HostDevice>(a.nrows(), a.ncols(), row_map, cols,
-                                                          vals);
+  return spk::make_csr<S, O, int, spk::impl::HostDevice>(a.nrows(), a.ncols(), row_map, cols, vals);
 }
 
 /// Checks that `got` (to_csr() of a format, on the host) equals `input` under `rt`. Values are
@@ -118,8 +116,8 @@ void check_format_spmv(const Format& f, const HostCsr<S, O>& host_a, spk::Mode m
   std::vector<double> bound;
   spk::reference::spmv(mode, alpha, host_a, x, beta, y_ref, &bound);
   INFO("format " << std::string(Format::name) << ", mode " << std::string(spk::to_string(mode))
-                 << ", " << host_a.nrows() << " x " << host_a.ncols() << ", nnz "
-                 << host_a.nnz() << ", scalar " << std::string(traits::name) << ", params "
+                 << ", " << host_a.nrows() << " x " << host_a.ncols() << ", nnz " << host_a.nnz()
+                 << ", scalar " << std::string(traits::name) << ", params "
                  << spk::describe(spk::resolve_params(f, mode, params)) << ", beta "
                  << traits::real(beta));
   check_close(to_vector(yd), y_ref, bound, 8 * spk::unit_roundoff<S>());
@@ -131,8 +129,8 @@ inline std::vector<spk::Mode> all_modes() { return {spk::Mode::N, spk::Mode::T, 
 /// Converts host_a on Device with `make`, checks the round trip, then every params x mode with
 /// beta = 0 (y NaN), a general beta, and alpha = beta = 1.
 template <class Device, class S, class O, class Make, class Params>
-void check_format(const HostCsr<S, O>& host_a, const Make& make,
-                  const std::vector<Params>& params, std::uint64_t seed, RoundTrip rt,
+void check_format(const HostCsr<S, O>& host_a, const Make& make, const std::vector<Params>& params,
+                  std::uint64_t seed, RoundTrip rt,
                   const std::vector<spk::Mode>& modes = all_modes()) {
   using traits = spk::scalar_traits<S>;
   const auto a = spk::copy_to<Device>(host_a);
@@ -228,9 +226,11 @@ void for_each_shared_matrix(const char* format, const Check& check) {
       refused += (refused.empty() ? "" : ", ") + file;
   }
   CHECK(visited == 51);
-  MESSAGE(std::string(format) << ": " << converted << " of " << visited << " shared matrices checked"
-                 << (refused.empty() ? std::string()
-                                     : "; refused by the padding limit (skipped): " + refused));
+  MESSAGE(std::string(format) << ": " << converted << " of " << visited
+                              << " shared matrices checked"
+                              << (refused.empty()
+                                      ? std::string()
+                                      : "; refused by the padding limit (skipped): " + refused));
 }
 
 }  // namespace spk_test

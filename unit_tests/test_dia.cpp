@@ -53,8 +53,8 @@ TEST_CASE_TEMPLATE_DEFINE("dia spmv matches the host reference", Device, dia_spm
     using S = std::remove_pointer_t<decltype(tag)>;
     using spk::impl::HostDevice;
     // banded (the DIA case), default limit; 300 rows, 9 random diagonals of a band of 21
-    check_dia<Device>(spk::generate::random_banded<S, int, int, HostDevice>(300, 10, 9, 3),
-                      1, spk::DiaOptions{});
+    check_dia<Device>(spk::generate::random_banded<S, int, int, HostDevice>(300, 10, 9, 3), 1,
+                      spk::DiaOptions{});
     // random, larger than a warp, with empty rows; int64 ordinals, non-square
     check_dia<Device>(spk_test::random_csr<S, int>(300, 200, 6, 1), 3);
     check_dia<Device>(spk_test::random_csr<S, long long>(150, 170, 3, 2), 5);
@@ -149,9 +149,10 @@ TEST_CASE("dia: the padding limit refuses arrow.mtx and a matrix with one full r
   using D = spk::impl::HostDevice;
   const auto arrow = spk::to_host(spk::coo_to_csr(spk::io::read_matrix_market_coo<double, int, int>(
       spk_test::data_dir() + "/matrices/arrow.mtx")));
-  CHECK_THROWS_WITH_AS((spk::DiaMatrix<double, int, int, D>(arrow)),
-                       doctest::Contains("spk::DiaMatrix: padded storage (92999 diagonals x pitch 46512"),
-                       spk::PaddingLimitExceeded);
+  CHECK_THROWS_WITH_AS(
+      (spk::DiaMatrix<double, int, int, D>(arrow)),
+      doctest::Contains("spk::DiaMatrix: padded storage (92999 diagonals x pitch 46512"),
+      spk::PaddingLimitExceeded);
   const auto full = spk_test::random_csr<double, int>(3000, 3000, 1, 4, 1234);
   CHECK_THROWS_WITH_AS((spk::DiaMatrix<double, int, int, D>(full)),
                        doctest::Contains("above the limit"), spk::PaddingLimitExceeded);

@@ -48,7 +48,8 @@ template <class Device, class S, class O>
 void check_hll(const spk_test::HostCsr<S, O>& a, std::uint64_t seed,
                const spk::PaddingLimit& limit = {}) {
   for (auto options : hll_options()) {
-    INFO("hack_size " << options.hack_size << ", sort " << std::string(spk::to_string(options.sort)));
+    INFO("hack_size " << options.hack_size << ", sort "
+                      << std::string(spk::to_string(options.sort)));
     options.limit = limit;
     spk_test::check_format<Device>(
         a,
@@ -117,9 +118,8 @@ TEST_CASE_TEMPLATE_DEFINE("hll on the shared real matrices", Device, hll_real) {
   });
   double sum = 0;
   for (double r : ratios) sum += r;
-  MESSAGE("hll (hack 32, unsorted) memory / CSR memory, mean over " << ratios.size()
-                                                                   << " matrices: "
-                                                                   << sum / double(ratios.size()));
+  MESSAGE("hll (hack 32, unsorted) memory / CSR memory, mean over "
+          << ratios.size() << " matrices: " << sum / double(ratios.size()));
 }
 TEST_CASE_TEMPLATE_APPLY(hll_real, spk_test::all_devices);
 

@@ -49,8 +49,7 @@ std::vector<spk::HybOptions> hyb_options() {
 template <class Device, class Layout, class S, class O>
 void check_hyb_layout(const spk_test::HostCsr<S, O>& a, std::uint64_t seed) {
   for (const auto& options : hyb_options()) {
-    INFO("ell_width option " << options.ell_width << ", breakeven_rows "
-                             << options.breakeven_rows);
+    INFO("ell_width option " << options.ell_width << ", breakeven_rows " << options.breakeven_rows);
     spk_test::check_format<Device>(
         a,
         [&](const spk::CsrMatrix<S, O, int, Device>& d) {

@@ -81,8 +81,7 @@ DiaArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_dia(
       },
       n_diags);
   const std::size_t pitch = aligned_pitch<S, S>(std::size_t(nrows));
-  const double bytes =
-      double(pitch) * double(n_diags) * sizeof(S) + double(n_diags) * sizeof(O);
+  const double bytes = double(pitch) * double(n_diags) * sizeof(S) + double(n_diags) * sizeof(O);
   check_padding_limit(where,
                       str_cat(n_diags, " diagonals x pitch ", pitch, " = ",
                               std::uint64_t(double(pitch) * double(n_diags)), " entries"),
@@ -94,8 +93,8 @@ DiaArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_dia(
       "spk::dia::offsets", Range64<exec>(0, span), KOKKOS_LAMBDA(const std::int64_t d) {
         if (flags(d)) offsets(slot(d)) = O(d - (nrows - 1));
       });
-  r.values = Kokkos::View<S**, Kokkos::LayoutLeft, dev>("spk::dia::values", pitch,
-                                                        std::size_t(n_diags));
+  r.values =
+      Kokkos::View<S**, Kokkos::LayoutLeft, dev>("spk::dia::values", pitch, std::size_t(n_diags));
   const auto values = r.values;
   const auto row_map = a.row_map();
   const auto in_cols = a.col_idx();
@@ -119,7 +118,7 @@ Csr dia_to_csr(std::int64_t nrows, std::int64_t ncols,
   using exec = typename Csr::execution_space;
   const O ndiags = O(offsets.extent(0));
   Kokkos::View<F*, typename Csr::device_type> row_map("spk::to_csr::row_map",
-                                                     std::size_t(nrows) + 1);
+                                                      std::size_t(nrows) + 1);
   Kokkos::parallel_for(
       "spk::dia_to_csr::count", Range64<exec>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
         F n = 0;
@@ -140,11 +139,9 @@ Csr dia_to_csr(std::int64_t nrows, std::int64_t ncols,
   check_fits<F>("spk::to_csr", "entries", double(nnz));
   Csr b(O(nrows), O(ncols), typename Csr::row_map_type(row_map),
         typename Csr::index_type(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"),
-            std::size_t(nnz)),
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"), std::size_t(nnz)),
         typename Csr::values_type(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::values"),
-            std::size_t(nnz)));
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::values"), std::size_t(nnz)));
   const auto out_cols = b.col_idx();
   const auto out_vals = b.values();
   Kokkos::parallel_for(
@@ -201,9 +198,7 @@ class DiaMatrix {
   ordinal_type n_diags() const { return ordinal_type(offsets_.extent(0)); }
   std::size_t pitch() const { return values_.extent(0); }
   /// Allocated value slots per input entry (1 for an empty matrix).
-  double padding_ratio() const {
-    return nnz_ > 0 ? double(values_.span()) / double(nnz_) : 1.0;
-  }
+  double padding_ratio() const { return nnz_ > 0 ? double(values_.span()) / double(nnz_) : 1.0; }
 
   const values_type& values() const { return values_; }
   const offsets_type& offsets() const { return offsets_; }
@@ -259,8 +254,8 @@ void spmv(Mode mode, typename DiaMatrix<S, O, F, D>::value_type alpha,
   impl::check_vector_sizes("spk::spmv", mode != Mode::N, a.nrows(), a.ncols(), x, y,
                            to_string(mode));
   const DiaSpmvParams p = resolve_params(a, mode, params);
-  impl::dia_spmv<dev>(impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team}, mode,
-                      alpha, Kokkos::View<const S**, Kokkos::LayoutLeft, dev>(a.values()),
+  impl::dia_spmv<dev>(impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team}, mode, alpha,
+                      Kokkos::View<const S**, Kokkos::LayoutLeft, dev>(a.values()),
                       Kokkos::View<const O*, dev>(a.offsets()), a.nrows(), a.ncols(), x, beta, y);
 }
 

@@ -25,9 +25,8 @@ namespace impl {
 /// ELL's default layout: column-major on GPUs (a warp's rows are adjacent in each column, so
 /// loads coalesce), row-major on CPU backends (a thread's row is contiguous).
 template <class Device>
-using ell_default_layout_t =
-    std::conditional_t<is_gpu_space<execution_space_t<Device>>(), Kokkos::LayoutLeft,
-                       Kokkos::LayoutRight>;
+using ell_default_layout_t = std::conditional_t<is_gpu_space<execution_space_t<Device>>(),
+                                                Kokkos::LayoutLeft, Kokkos::LayoutRight>;
 }  // namespace impl
 
 /// Options of the conversion CSR -> ELL.
@@ -65,8 +64,8 @@ EllArrays<S, O, Layout, typename CsrMatrix<S, O, F, D>::device_type> csr_to_ell(
   const std::int64_t width = width_cap >= 0 && width_cap < max_len ? width_cap : max_len;
   const bool left = std::is_same<Layout, Kokkos::LayoutLeft>::value;
   const std::size_t rows = left ? aligned_pitch<S, O>(std::size_t(nrows)) : std::size_t(nrows);
-  const double bytes = double(rows) * double(width) * double(sizeof(S) + sizeof(O)) +
-                       double(nrows) * sizeof(O);
+  const double bytes =
+      double(rows) * double(width) * double(sizeof(S) + sizeof(O)) + double(nrows) * sizeof(O);
   check_padding_limit(where,
                       str_cat("width ", width, " x ", left ? "pitch " : "rows ", rows, " = ",
                               std::uint64_t(double(rows) * double(width)), " entries"),
@@ -194,9 +193,9 @@ class EllMatrix {
   /// The matrix in CSR on the same device: rows in order, each row's entries in stored order.
   /// O(nrows + nnz) work.
   csr_type to_csr() const {
-    return impl::padded_rows_to_csr<csr_type>(nrows_, ncols_, values_.data(), col_idx_.data(),
-                                              geometry(),
-                                              Kokkos::View<const ordinal_type*, device_type>(row_len_));
+    return impl::padded_rows_to_csr<csr_type>(
+        nrows_, ncols_, values_.data(), col_idx_.data(), geometry(),
+        Kokkos::View<const ordinal_type*, device_type>(row_len_));
   }
 
   /// Where entry k of row i lives (for the kernels).
@@ -259,8 +258,7 @@ void spmv(Mode mode, typename EllMatrix<S, O, F, D, L>::value_type alpha,
   impl::padded_rows_spmv<dev>("spk::ell_spmv",
                               impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team},
                               mode, alpha, a.values().data(), a.col_idx().data(), a.geometry(),
-                              Kokkos::View<const O*, dev>(a.row_lengths()), a.nrows(), x, beta,
-                              y);
+                              Kokkos::View<const O*, dev>(a.row_lengths()), a.nrows(), x, beta, y);
 }
 
 }  // namespace spk

@@ -110,9 +110,8 @@ HdiaArrays<S, O, F, typename CsrMatrix<S, O, F, D>::device_type> csr_to_hdia(
   const auto offsets = r.offsets;
   const auto hack_offsets = r.hack_offsets;
   Kokkos::parallel_for(
-      "spk::hdia::offsets", Range64<exec>(0, total), KOKKOS_LAMBDA(const std::int64_t u) {
-        offsets(u) = O(ukeys(u) % span - (nrows - 1));
-      });
+      "spk::hdia::offsets", Range64<exec>(0, total),
+      KOKKOS_LAMBDA(const std::int64_t u) { offsets(u) = O(ukeys(u) % span - (nrows - 1)); });
   Kokkos::parallel_for(
       "spk::hdia::hack_offsets", Range64<exec>(0, n_hacks + 1),
       KOKKOS_LAMBDA(const std::int64_t h) {
@@ -154,7 +153,7 @@ Csr hdia_to_csr(std::int64_t nrows, std::int64_t ncols, std::int64_t hs,
   using RF = typename Csr::size_type;
   using exec = typename Csr::execution_space;
   Kokkos::View<RF*, typename Csr::device_type> row_map("spk::to_csr::row_map",
-                                                      std::size_t(nrows) + 1);
+                                                       std::size_t(nrows) + 1);
   Kokkos::parallel_for(
       "spk::hdia_to_csr::count", Range64<exec>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
         const std::int64_t h = i / hs;
@@ -177,11 +176,9 @@ Csr hdia_to_csr(std::int64_t nrows, std::int64_t ncols, std::int64_t hs,
   check_fits<RF>("spk::to_csr", "entries", double(nnz));
   Csr b(O(nrows), O(ncols), typename Csr::row_map_type(row_map),
         typename Csr::index_type(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"),
-            std::size_t(nnz)),
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"), std::size_t(nnz)),
         typename Csr::values_type(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::values"),
-            std::size_t(nnz)));
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::values"), std::size_t(nnz)));
   const auto out_cols = b.col_idx();
   const auto out_vals = b.values();
   Kokkos::parallel_for(
@@ -252,9 +249,7 @@ class HdiaMatrix {
     return n_hacks() > 0 ? double(n_diags()) / double(n_hacks()) : 0.0;
   }
   /// Allocated value slots per input entry (1 for an empty matrix).
-  double padding_ratio() const {
-    return nnz_ > 0 ? double(values_.extent(0)) / double(nnz_) : 1.0;
-  }
+  double padding_ratio() const { return nnz_ > 0 ? double(values_.extent(0)) / double(nnz_) : 1.0; }
 
   const values_type& values() const { return values_; }
   const offsets_type& offsets() const { return offsets_; }
@@ -269,10 +264,10 @@ class HdiaMatrix {
   /// The nonzeros in CSR on the same device, each row sorted by column.
   /// O(nrows * diagonals per hack).
   csr_type to_csr() const {
-    return impl::hdia_to_csr<csr_type>(
-        nrows_, ncols_, hack_size_, Kokkos::View<const value_type*, device_type>(values_),
-        Kokkos::View<const ordinal_type*, device_type>(offsets_),
-        Kokkos::View<const size_type*, device_type>(hack_offsets_));
+    return impl::hdia_to_csr<csr_type>(nrows_, ncols_, hack_size_,
+                                       Kokkos::View<const value_type*, device_type>(values_),
+                                       Kokkos::View<const ordinal_type*, device_type>(offsets_),
+                                       Kokkos::View<const size_type*, device_type>(hack_offsets_));
   }
 
  private:
@@ -302,8 +297,8 @@ template <class S, class O, class F, class D>
 HdiaSpmvParams resolve_params(const HdiaMatrix<S, O, F, D>& a, Mode /*mode*/,
                               const HdiaSpmvParams& params = {}) {
   using exec = typename HdiaMatrix<S, O, F, D>::execution_space;
-  return impl::resolve_hdia_launch(params, a.hack_size(), a.max_hack_diags(),
-                                   a.mean_hack_diags(), impl::is_gpu_space<exec>());
+  return impl::resolve_hdia_launch(params, a.hack_size(), a.max_hack_diags(), a.mean_hack_diags(),
+                                   impl::is_gpu_space<exec>());
 }
 
 /// y = alpha * op(A) * x + beta * y with A in HDIA; op = N, T or H (T and H scatter with
@@ -321,11 +316,10 @@ void spmv(Mode mode, typename HdiaMatrix<S, O, F, D>::value_type alpha,
                 "spk::spmv: invalid vector types");
   impl::check_vector_sizes("spk::spmv", mode != Mode::N, a.nrows(), a.ncols(), x, y,
                            to_string(mode));
-  impl::hdia_spmv<dev>(resolve_params(a, mode, params), mode, alpha,
-                       Kokkos::View<const S*, dev>(a.values()),
-                       Kokkos::View<const O*, dev>(a.offsets()),
-                       Kokkos::View<const F*, dev>(a.hack_offsets()), a.hack_size(), a.nrows(),
-                       a.ncols(), x, beta, y);
+  impl::hdia_spmv<dev>(
+      resolve_params(a, mode, params), mode, alpha, Kokkos::View<const S*, dev>(a.values()),
+      Kokkos::View<const O*, dev>(a.offsets()), Kokkos::View<const F*, dev>(a.hack_offsets()),
+      a.hack_size(), a.nrows(), a.ncols(), x, beta, y);
 }
 
 }  // namespace spk

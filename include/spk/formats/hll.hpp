@@ -36,11 +36,11 @@ inline const char* to_string(HllSort s) {
 
 /// Options of the conversion CSR -> HLL.
 struct HllOptions {
-  int hack_size = 32;           ///< rows per hack: 16 or a positive multiple of 32 (a warp)
+  int hack_size = 32;  ///< rows per hack: 16 or a positive multiple of 32 (a warp)
   HllSort sort = HllSort::none;
-  int sort_window = 0;          ///< HllSort::window: rows per window, a multiple of hack_size;
-                                ///< 0 = 32 hacks
-  PaddingLimit limit;           ///< the conversion throws PaddingLimitExceeded above it
+  int sort_window = 0;  ///< HllSort::window: rows per window, a multiple of hack_size;
+                        ///< 0 = 32 hacks
+  PaddingLimit limit;   ///< the conversion throws PaddingLimitExceeded above it
 };
 
 namespace impl {
@@ -138,8 +138,8 @@ HllArrays<S, O, F, typename CsrMatrix<S, O, F, D>::device_type> csr_to_hll(
                        double(nrows) * sizeof(O) * (r.perm.extent(0) > 0 ? 2 : 1) +
                        double(n_hacks + 1) * sizeof(F);
   check_padding_limit(where,
-                      str_cat(n_hacks, " hacks of ", hs, " rows, widths up to ", r.max_width,
-                              " = ", total, " entries"),
+                      str_cat(n_hacks, " hacks of ", hs, " rows, widths up to ", r.max_width, " = ",
+                              total, " entries"),
                       bytes, a.memory_bytes(), opt.limit);
   check_fits<F>(where, "padded entries", double(total));
 
@@ -238,9 +238,7 @@ class HllMatrix {
     return n_hacks() > 0 ? double(values_.extent(0)) / double(n_hacks() * hack_size_) : 0.0;
   }
   /// Allocated value slots per stored entry (1 = no padding; 1 for an empty matrix).
-  double padding_ratio() const {
-    return nnz_ > 0 ? double(values_.extent(0)) / double(nnz_) : 1.0;
-  }
+  double padding_ratio() const { return nnz_ > 0 ? double(values_.extent(0)) / double(nnz_) : 1.0; }
   double mean_row_length() const { return nrows_ > 0 ? double(nnz_) / double(nrows_) : 0.0; }
   HllSort sort() const { return sort_; }
 
@@ -260,9 +258,9 @@ class HllMatrix {
   /// The matrix in CSR on the same device: rows in the original order, entries in stored
   /// order. O(nrows + nnz) work.
   csr_type to_csr() const {
-    return impl::padded_rows_to_csr<csr_type>(nrows_, ncols_, values_.data(), col_idx_.data(),
-                                              geometry(),
-                                              Kokkos::View<const ordinal_type*, device_type>(row_len_));
+    return impl::padded_rows_to_csr<csr_type>(
+        nrows_, ncols_, values_.data(), col_idx_.data(), geometry(),
+        Kokkos::View<const ordinal_type*, device_type>(row_len_));
   }
 
   /// Where entry k of position p lives, and which row p is (for the kernels).
@@ -335,8 +333,7 @@ void spmv(Mode mode, typename HllMatrix<S, O, F, D>::value_type alpha,
   impl::padded_rows_spmv<dev>("spk::hll_spmv",
                               impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team},
                               mode, alpha, a.values().data(), a.col_idx().data(), a.geometry(),
-                              Kokkos::View<const O*, dev>(a.row_lengths()), a.nrows(), x, beta,
-                              y);
+                              Kokkos::View<const O*, dev>(a.row_lengths()), a.nrows(), x, beta, y);
 }
 
 }  // namespace spk

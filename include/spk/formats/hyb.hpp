@@ -32,9 +32,9 @@ struct HybOptions {
   /// the rule of Bell and Garland (2009) and CUSP: an ELL column pays when at least a third of
   /// the rows fill it, and the ELL part needs enough rows to occupy the device.
   std::int64_t ell_width = -1;
-  double relative_speed = 3.0;        ///< ELL throughput relative to COO, per stored entry
-  std::int64_t breakeven_rows = 4096; ///< rows below which COO is as fast as ELL
-  PaddingLimit limit;                 ///< for the ELL part (PaddingLimitExceeded above it)
+  double relative_speed = 3.0;         ///< ELL throughput relative to COO, per stored entry
+  std::int64_t breakeven_rows = 4096;  ///< rows below which COO is as fast as ELL
+  PaddingLimit limit;                  ///< for the ELL part (PaddingLimitExceeded above it)
 };
 
 namespace impl {
@@ -116,7 +116,7 @@ Csr hyb_to_csr(const Ell& ell, const Coo& coo) {
   const auto ell_vals = ell.values();
   const auto ell_cols = ell.col_idx();
   Kokkos::View<F*, typename Csr::device_type> row_map("spk::to_csr::row_map",
-                                                     std::size_t(nrows) + 1);
+                                                      std::size_t(nrows) + 1);
   Kokkos::parallel_for(
       "spk::hyb_to_csr::count", Range64<exec>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
         const std::int64_t b = impl::lower_bound(coo_rows, std::int64_t(0), ncoo, O(i));
@@ -134,11 +134,9 @@ Csr hyb_to_csr(const Ell& ell, const Coo& coo) {
   check_fits<F>("spk::to_csr", "entries", double(nnz));
   Csr b(O(nrows), ell.ncols(), typename Csr::row_map_type(row_map),
         typename Csr::index_type(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"),
-            std::size_t(nnz)),
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"), std::size_t(nnz)),
         typename Csr::values_type(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::values"),
-            std::size_t(nnz)));
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::values"), std::size_t(nnz)));
   const auto out_cols = b.col_idx();
   const auto out_vals = b.values();
   Kokkos::parallel_for(
@@ -280,11 +278,10 @@ void spmv(Mode mode, typename HybMatrix<S, O, F, D, L>::value_type alpha,
                            to_string(mode));
   const HybSpmvParams p = resolve_params(a, mode, params);
   const auto& ell = a.ell();
-  impl::padded_rows_spmv<dev>("spk::hyb_ell_spmv",
-                              impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team},
-                              mode, alpha, ell.values().data(), ell.col_idx().data(),
-                              ell.geometry(), Kokkos::View<const O*, dev>(ell.row_lengths()),
-                              ell.nrows(), x, beta, y);
+  impl::padded_rows_spmv<dev>(
+      "spk::hyb_ell_spmv", impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team}, mode,
+      alpha, ell.values().data(), ell.col_idx().data(), ell.geometry(),
+      Kokkos::View<const O*, dev>(ell.row_lengths()), ell.nrows(), x, beta, y);
   impl::hyb_coo_spmv<exec>(mode, alpha, a.coo().row_idx(), a.coo().col_idx(), a.coo().values(),
                            p.coo_entries_per_thread, x, y);
 }

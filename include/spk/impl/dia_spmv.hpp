@@ -88,9 +88,8 @@ struct DiaSpmv {
             Kokkos::ThreadVectorRange(team, ndiags), [&](const O d, S& s) { s += term(o, d); },
             sum);
       }
-      Kokkos::single(Kokkos::PerThread(team), [&]() {
-        y(o) = beta_zero ? alpha * sum : alpha * sum + beta * y(o);
-      });
+      Kokkos::single(Kokkos::PerThread(team),
+                     [&]() { y(o) = beta_zero ? alpha * sum : alpha * sum + beta * y(o); });
     });
   }
 };
@@ -99,8 +98,8 @@ struct DiaSpmv {
 template <class Device, class S, class O, class XView, class YView>
 void dia_spmv(const RowLaunch& launch, Mode mode, S alpha,
               const Kokkos::View<const S**, Kokkos::LayoutLeft, Device>& values,
-              const Kokkos::View<const O*, Device>& offsets, std::int64_t nrows,
-              std::int64_t ncols, const XView& x, S beta, const YView& y) {
+              const Kokkos::View<const O*, Device>& offsets, std::int64_t nrows, std::int64_t ncols,
+              const XView& x, S beta, const YView& y) {
   using exec = typename Device::execution_space;
   using functor = DiaSpmv<S, O, Device, XView, YView>;
   const bool trans = mode != Mode::N;

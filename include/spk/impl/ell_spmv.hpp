@@ -108,7 +108,9 @@ struct PaddedRowsSpmv {
         } else {
           Kokkos::parallel_reduce(
               Kokkos::ThreadVectorRange(team, threads_per_row),
-              [&](const int lane, S& s) { s += lane_dot(values + b, col_idx + b, st, len, O(lane)); },
+              [&](const int lane, S& s) {
+                s += lane_dot(values + b, col_idx + b, st, len, O(lane));
+              },
               sum);
         }
         Kokkos::single(Kokkos::PerThread(team), [&]() {
@@ -137,8 +139,8 @@ struct PaddedRowsSpmv {
 template <class Device, class S, class O, class Geometry, class XView, class YView>
 void padded_rows_spmv(const char* label, const RowLaunch& launch, Mode mode, S alpha,
                       const S* values, const O* col_idx, const Geometry& geom,
-                      const Kokkos::View<const O*, Device>& row_len, O npos, const XView& x,
-                      S beta, const YView& y) {
+                      const Kokkos::View<const O*, Device>& row_len, O npos, const XView& x, S beta,
+                      const YView& y) {
   using exec = typename Device::execution_space;
   using functor = PaddedRowsSpmv<S, O, Geometry, Device, XView, YView>;
   if (mode != Mode::N) scale_output<exec>(beta, y);

@@ -40,12 +40,12 @@ inline void check_padding_limit(const char* where, const std::string& shape, dou
                                 std::size_t csr_bytes, const PaddingLimit& limit) {
   const double allowed = padding_limit_bytes(limit, csr_bytes);
   if (bytes <= allowed) return;
-  throw PaddingLimitExceeded(str_cat(
-      where, ": padded storage (", shape, ") needs ", std::uint64_t(bytes), " bytes, ",
-      bytes / double(csr_bytes > 0 ? csr_bytes : 1), " x the ", csr_bytes,
-      " bytes of the CSR input, above the limit of ", std::uint64_t(allowed), " bytes (",
-      limit.max_csr_ratio, " x CSR, PaddingLimit::max_csr_ratio; at least ",
-      limit.min_limit_bytes, ", PaddingLimit::min_limit_bytes)"));
+  throw PaddingLimitExceeded(
+      str_cat(where, ": padded storage (", shape, ") needs ", std::uint64_t(bytes), " bytes, ",
+              bytes / double(csr_bytes > 0 ? csr_bytes : 1), " x the ", csr_bytes,
+              " bytes of the CSR input, above the limit of ", std::uint64_t(allowed), " bytes (",
+              limit.max_csr_ratio, " x CSR, PaddingLimit::max_csr_ratio; at least ",
+              limit.min_limit_bytes, ", PaddingLimit::min_limit_bytes)"));
 }
 
 /// Throws std::invalid_argument when `count` does not fit the index type T (what says which
@@ -63,8 +63,7 @@ Kokkos::View<typename Csr::ordinal_type*, typename Csr::device_type> row_lengths
   using O = typename Csr::ordinal_type;
   using exec = typename Csr::execution_space;
   Kokkos::View<O*, typename Csr::device_type> len(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::row_lengths"),
-      std::size_t(a.nrows()));
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::row_lengths"), std::size_t(a.nrows()));
   const auto row_map = a.row_map();
   Kokkos::parallel_for(
       "spk::row_lengths", Range64<exec>(0, std::int64_t(a.nrows())),
@@ -107,8 +106,8 @@ constexpr std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1
 /// CUDA 256-byte aligned, so every column then starts on a 128-byte boundary).
 template <class T1, class T2>
 constexpr std::size_t aligned_pitch(std::size_t nrows) {
-  return round_up(nrows, std::max<std::size_t>({std::size_t(1), 128 / sizeof(T1),
-                                                128 / sizeof(T2)}));
+  return round_up(nrows,
+                  std::max<std::size_t>({std::size_t(1), 128 / sizeof(T1), 128 / sizeof(T2)}));
 }
 
 // --- kernels ---------------------------------------------------------------------------------
@@ -149,8 +148,7 @@ void require_team_size(const char* where, const Policy& policy, const Functor& f
   using exec = typename Policy::execution_space;
   const int max_team = policy.team_size_max(f, Kokkos::ParallelForTag());
   require(team_size <= max_team, where, "team size ", team_size, " (threads per row ",
-          vector_length, ") exceeds the maximum ", max_team, " of execution space ",
-          exec::name());
+          vector_length, ") exceeds the maximum ", max_team, " of execution space ", exec::name());
 }
 
 /// Resolved launch of the row-parallel kernels (ELL, HLL, DIA, the ELL part of HYB): teams take
@@ -175,13 +173,14 @@ inline RowLaunch resolve_row_launch(const char* where, int threads_per_row, int 
                                     int rows_per_team, double mean_row_len, bool gpu) {
   require(threads_per_row >= 0 && threads_per_row <= 32 &&
               (threads_per_row & (threads_per_row - 1)) == 0,
-          where, "threads_per_row = ", threads_per_row, " must be 0 (choose) or a power of two <= 32");
+          where, "threads_per_row = ", threads_per_row,
+          " must be 0 (choose) or a power of two <= 32");
   require(team_size >= 0 && team_size <= 1024, where, "team_size = ", team_size,
           " must be in [0, 1024]");
   require(rows_per_team >= 0, where, "rows_per_team = ", rows_per_team, " must be >= 0");
   RowLaunch r;
-  r.threads_per_row = threads_per_row > 0 ? threads_per_row
-                                          : (gpu ? default_threads_per_row(mean_row_len) : 1);
+  r.threads_per_row =
+      threads_per_row > 0 ? threads_per_row : (gpu ? default_threads_per_row(mean_row_len) : 1);
   r.team_size = team_size > 0 ? team_size : (gpu ? std::max(1, 128 / r.threads_per_row) : 1);
   r.rows_per_team = rows_per_team > 0 ? rows_per_team : (gpu ? r.team_size : 256);
   return r;
@@ -198,12 +197,10 @@ constexpr bool check_vector_types() {
   static_assert(std::is_same<typename XView::non_const_value_type, S>::value,
                 "spk::spmv: x must hold values of the matrix value type");
   static_assert(XView::rank == 1 && YView::rank == 1, "spk::spmv: x and y must be rank-1 views");
-  static_assert(
-      Kokkos::SpaceAccessibility<ExecSpace, typename YView::memory_space>::accessible,
-      "spk::spmv: y must be accessible from the matrix's execution space");
-  static_assert(
-      Kokkos::SpaceAccessibility<ExecSpace, typename XView::memory_space>::accessible,
-      "spk::spmv: x must be accessible from the matrix's execution space");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename YView::memory_space>::accessible,
+                "spk::spmv: y must be accessible from the matrix's execution space");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename XView::memory_space>::accessible,
+                "spk::spmv: x must be accessible from the matrix's execution space");
   return true;
 }
 

@@ -31,7 +31,7 @@ Csr padded_rows_to_csr(O nrows, O ncols, const S* values, const O* col_idx, cons
   using F = typename Csr::size_type;
   using exec = typename Csr::execution_space;
   Kokkos::View<F*, typename Csr::device_type> row_map("spk::to_csr::row_map",
-                                                     std::size_t(nrows) + 1);
+                                                      std::size_t(nrows) + 1);
   Kokkos::parallel_for(
       "spk::to_csr::lengths", Range64<exec>(0, std::int64_t(nrows)),
       KOKKOS_LAMBDA(const std::int64_t p) { row_map(geom.row(O(p)) + 1) = F(row_len(p)); });
@@ -46,11 +46,9 @@ Csr padded_rows_to_csr(O nrows, O ncols, const S* values, const O* col_idx, cons
   check_fits<F>("spk::to_csr", "entries", double(nnz));
   Csr b(nrows, ncols, typename Csr::row_map_type(row_map),
         typename Csr::index_type(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"),
-            std::size_t(nnz)),
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"), std::size_t(nnz)),
         typename Csr::values_type(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::values"),
-            std::size_t(nnz)));
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::values"), std::size_t(nnz)));
   const auto out_cols = b.col_idx();
   const auto out_vals = b.values();
   Kokkos::parallel_for(

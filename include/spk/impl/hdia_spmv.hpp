@@ -57,15 +57,15 @@ inline HdiaSpmvParams resolve_hdia_launch(HdiaSpmvParams p, int hack_size,
           " must be in [0, 1024]");
   require(p.hacks_per_team >= 0, where, "hacks_per_team = ", p.hacks_per_team, " must be >= 0");
   require(p.scratch_diags >= 0, where, "scratch_diags = ", p.scratch_diags, " must be >= 0");
-  if (p.threads_per_row == 0) p.threads_per_row = gpu ? default_threads_per_row(mean_hack_diags) : 1;
+  if (p.threads_per_row == 0)
+    p.threads_per_row = gpu ? default_threads_per_row(mean_hack_diags) : 1;
   if (p.hacks_per_team == 0) p.hacks_per_team = std::max(1, (gpu ? 128 : 256) / hack_size);
   if (p.team_size == 0)
-    p.team_size = gpu ? std::max(1, std::min(p.hacks_per_team * hack_size,
-                                             256 / p.threads_per_row))
-                      : 1;
+    p.team_size =
+        gpu ? std::max(1, std::min(p.hacks_per_team * hack_size, 256 / p.threads_per_row)) : 1;
   if (p.scratch_diags == 0)
-    p.scratch_diags = int(std::max<std::int64_t>(
-        1, std::min<std::int64_t>(max_hack_diags * p.hacks_per_team, 1024)));
+    p.scratch_diags = int(
+        std::max<std::int64_t>(1, std::min<std::int64_t>(max_hack_diags * p.hacks_per_team, 1024)));
   return p;
 }
 
@@ -206,16 +206,15 @@ void hdia_spmv(const HdiaSpmvParams& p, Mode mode, S alpha,
             0};
   Kokkos::TeamPolicy<exec> policy(int(league), p.team_size, p.threads_per_row);
   require_team_size("spk::spmv", policy, f, p.team_size, p.threads_per_row);
-  const std::size_t bytes = functor::scratch_bytes(
-      p.scratch_diags, std::int64_t(p.hacks_per_team) * hack_size, scatter);
+  const std::size_t bytes =
+      functor::scratch_bytes(p.scratch_diags, std::int64_t(p.hacks_per_team) * hack_size, scatter);
   const int level = bytes <= std::size_t(policy.scratch_size_max(0)) ? 0 : 1;
-  require(bytes <= std::size_t(policy.scratch_size_max(level)), "spk::spmv",
-          "HDIA teams need ", bytes, " bytes of team scratch (scratch_diags = ", p.scratch_diags,
+  require(bytes <= std::size_t(policy.scratch_size_max(level)), "spk::spmv", "HDIA teams need ",
+          bytes, " bytes of team scratch (scratch_diags = ", p.scratch_diags,
           ", hacks_per_team = ", p.hacks_per_team, "), more than the maximum ",
           policy.scratch_size_max(level));
   f.scratch_level = level;
-  Kokkos::parallel_for("spk::hdia_spmv", policy.set_scratch_size(level, Kokkos::PerTeam(bytes)),
-                       f);
+  Kokkos::parallel_for("spk::hdia_spmv", policy.set_scratch_size(level, Kokkos::PerTeam(bytes)), f);
 }
 
 }  // namespace impl

@@ -43,16 +43,16 @@ template <class ExecSpace>
 int default_coo_run(std::int64_t coo_nnz) {
   if (is_gpu_space<ExecSpace>()) return 8;
   const std::int64_t parts = 8 * std::max<std::int64_t>(1, ExecSpace().concurrency());
-  return int(std::min<std::int64_t>(std::max<std::int64_t>(256, (coo_nnz + parts - 1) / parts),
-                                    1 << 20));
+  return int(
+      std::min<std::int64_t>(std::max<std::int64_t>(256, (coo_nnz + parts - 1) / parts), 1 << 20));
 }
 
 /// y += alpha * op(A_coo) * x for COO entries sorted by row (see the file comment); y already
 /// holds the ELL part's result.
 template <class ExecSpace, class S, class RowView, class ColView, class ValView, class XView,
           class YView>
-void hyb_coo_spmv(Mode mode, S alpha, const RowView& rows, const ColView& cols,
-                  const ValView& vals, int run, const XView& x_in, const YView& y) {
+void hyb_coo_spmv(Mode mode, S alpha, const RowView& rows, const ColView& cols, const ValView& vals,
+                  int run, const XView& x_in, const YView& y) {
   using traits = scalar_traits<S>;
   const std::int64_t n = std::int64_t(vals.extent(0));
   if (n == 0) return;
