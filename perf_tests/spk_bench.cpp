@@ -10,6 +10,7 @@
 // (beta = 0 in timed runs). The same model is used for every format, so GB/s compare formats.
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_spmv.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,11 @@
 
 #include <spk/convert.hpp>
 #include <spk/csr_matrix.hpp>
+#include <spk/formats/dia.hpp>
+#include <spk/formats/ell.hpp>
+#include <spk/formats/hdia.hpp>
+#include <spk/formats/hll.hpp>
+#include <spk/formats/hyb.hpp>
 #include <spk/generate.hpp>
 #include <spk/io/matrix_market.hpp>
 #include <spk/kokkos_kernels_interop.hpp>
@@ -76,10 +82,17 @@ constexpr bool have_cusparse = false;
 const std::vector<FormatInfo>& format_registry() {
   static const std::vector<FormatInfo> formats = {
       {"csr", "spk CSR, every schedule (auto: = the default heuristic's choice)", true},
+      {"ell", "spk ELLPACK-R (column-major on GPUs, 128-byte pitch; row lengths)", true},
+      {"hll", "spk hacked ELLPACK (hacks of 32 rows; 64, 16 and sorted rows as variants)", true},
+      {"dia", "spk DIA (occupied diagonals padded to full length)", true},
+      {"hdia", "spk hacked DIA (hacks of 32 rows, each with its own diagonals)", true},
+      {"hyb", "spk HYB (ELL of the classic automatic width + COO overflow)", true},
       {"kokkoskernels", "KokkosSparse::spmv on a zero-copy view of the CSR arrays", true},
       {"cusparse-csr-alg1", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG1", have_cusparse},
       {"cusparse-csr-alg2", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG2", have_cusparse},
       {"cusparse-coo", "cusparseSpMV, COO, CUSPARSE_SPMV_COO_ALG1", have_cusparse},
+      {"cusparse-sell", "cusparseSpMV, sliced ELL (slices of 32), CUSPARSE_SPMV_SELL_ALG1 (op = N)",
+       have_cusparse},
   };
   return formats;
 }
@@ -227,6 +240,11 @@ bool wanted(const Options& o, const std::string& format) {
   return false;
 }
 
+/// spk's own formats, whose beta = 0 overwrites y (checked by poisoning y with NaN).
+bool is_spk_format(const std::string& f) {
+  return f == "csr" || f == "ell" || f == "hll" || f == "dia" || f == "hdia" || f == "hyb";
+}
+
 /// A timed candidate: its name, its memory and a call computing y = alpha op(A) x + beta y.
 template <class S>
 struct Candidate {
@@ -310,6 +328,120 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
   return out;
 }
 
+/// Launch parameters to time for a padded format: the defaults first, then on GPUs the given
+/// variants (CPU backends run one thread per team, so only the defaults).
+template <class Params>
+std::vector<Params> with_defaults(bool gpu, std::vector<Params> variants) {
+  std::vector<Params> out{Params{}};
+  if (gpu) out.insert(out.end(), variants.begin(), variants.end());
+  return out;
+}
+
+/// Builds one matrix of a padded format with `make` and appends a candidate per launch
+/// parameter set (named by its resolved parameters after `prefix`; the defaults are "auto:",
+/// and sets resolving to one already listed are measured once). A matrix the format refuses by
+/// its padding limit is reported as skipped on stderr.
+template <class S, class Make, class Params, class Vec>
+void add_format_candidates(std::vector<Candidate<S>>& cands, const char* format,
+                           const std::string& prefix, const std::string& case_label,
+                           const Make& make, const std::vector<Params>& params, spk::Mode mode,
+                           const Vec& x, const Vec& y) {
+  using Matrix = decltype(make());
+  std::shared_ptr<const Matrix> m;
+  try {
+    m = std::make_shared<const Matrix>(make());
+  } catch (const spk::PaddingLimitExceeded& e) {
+    std::cerr << "spk-bench: skipping " << format << (prefix.empty() ? "" : " ")
+              << prefix.substr(0, prefix.empty() ? 0 : prefix.size() - 1) << " on " << case_label
+              << ": " << e.what() << "\n";
+    return;
+  }
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const Params p = params[i];
+    const std::string name = prefix + spk::describe(spk::resolve_params(*m, mode, p));
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    names.push_back(name);
+    cands.push_back({format, (i == 0 ? "auto:" : "") + name, m->memory_bytes(),
+                     [=](S al, S be) { spk::spmv(mode, al, *m, x, be, y, p); }});
+  }
+}
+
+/// The candidates of spk's padded formats (ell, hll, dia, hdia, hyb) that --format selects.
+template <class S, class Matrix, class Vec>
+void padded_format_candidates(const Options& o, const Matrix& a, const std::string& case_label,
+                              const Vec& x, const Vec& y, std::vector<Candidate<S>>& cands) {
+  using D = typename Matrix::device_type;
+  constexpr bool gpu = spk::impl::is_gpu_space<typename Matrix::execution_space>();
+  const spk::Mode mode = o.mode;
+  auto tpr = [](int t) {
+    spk::EllSpmvParams p;
+    p.threads_per_row = t;
+    return p;
+  };
+  if (wanted(o, "ell")) {
+    add_format_candidates<S>(
+        cands, "ell", "", case_label, [&] { return spk::EllMatrix<S, int, int, D>(a); },
+        with_defaults<spk::EllSpmvParams>(gpu, {tpr(1), tpr(2), tpr(4)}), mode, x, y);
+  }
+  if (wanted(o, "hll")) {
+    auto hll_tpr = [](int t) {
+      spk::HllSpmvParams p;
+      p.threads_per_row = t;
+      return p;
+    };
+    auto hll = [&](const char* prefix, int hack, spk::HllSort sort,
+                   const std::vector<spk::HllSpmvParams>& params) {
+      spk::HllOptions opt;
+      opt.hack_size = hack;
+      opt.sort = sort;
+      add_format_candidates<S>(
+          cands, "hll", prefix, case_label, [&] { return spk::HllMatrix<S, int, int, D>(a, opt); },
+          params, mode, x, y);
+    };
+    hll("h32-", 32, spk::HllSort::none,
+        with_defaults<spk::HllSpmvParams>(gpu, {hll_tpr(1), hll_tpr(2), hll_tpr(4)}));
+    hll("h32-window-", 32, spk::HllSort::window, {spk::HllSpmvParams{}});
+    if (gpu) {
+      hll("h64-", 64, spk::HllSort::none, {spk::HllSpmvParams{}});
+      hll("h16-", 16, spk::HllSort::none, {spk::HllSpmvParams{}});
+      hll("h32-global-", 32, spk::HllSort::global, {spk::HllSpmvParams{}});
+    }
+  }
+  if (wanted(o, "dia")) {
+    spk::DiaSpmvParams two;
+    two.threads_per_row = 2;
+    add_format_candidates<S>(
+        cands, "dia", "", case_label, [&] { return spk::DiaMatrix<S, int, int, D>(a); },
+        with_defaults<spk::DiaSpmvParams>(gpu, {spk::DiaSpmvParams{1, 0, 0}, two}), mode, x, y);
+  }
+  if (wanted(o, "hdia")) {
+    std::vector<spk::HdiaSpmvParams> variants(4);
+    variants[0].threads_per_row = 1;
+    variants[1].threads_per_row = 2;
+    variants[2].hacks_per_team = 2;
+    variants[3].hacks_per_team = 8;
+    add_format_candidates<S>(
+        cands, "hdia", "h32-", case_label, [&] { return spk::HdiaMatrix<S, int, int, D>(a); },
+        with_defaults<spk::HdiaSpmvParams>(gpu, variants), mode, x, y);
+    if (gpu) {
+      spk::HdiaOptions h64;
+      h64.hack_size = 64;
+      add_format_candidates<S>(
+          cands, "hdia", "h64-", case_label,
+          [&] { return spk::HdiaMatrix<S, int, int, D>(a, h64); },
+          std::vector<spk::HdiaSpmvParams>{{}}, mode, x, y);
+    }
+  }
+  if (wanted(o, "hyb")) {
+    spk::HybSpmvParams two;
+    two.threads_per_row = 2;
+    add_format_candidates<S>(
+        cands, "hyb", "", case_label, [&] { return spk::HybMatrix<S, int, int, D>(a); },
+        with_defaults<spk::HybSpmvParams>(gpu, {two}), mode, x, y);
+  }
+}
+
 template <class S>
 double min_bytes(long long rows, long long cols, long long nnz, spk::Mode mode) {
   const long long nx = mode == spk::Mode::N ? cols : rows;
@@ -355,6 +487,7 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
           {"csr", v.first, mem, [=](S al, S be) { spk::spmv(mode, al, a, x, be, y, p); }});
     }
   }
+  padded_format_candidates<S>(o, a, case_name(c), x, y, cands);
   if (wanted(o, "kokkoskernels")) {
     const auto kk = spk::to_kokkos_kernels(a);
     const char* m = mode == spk::Mode::N ? "N" : mode == spk::Mode::T ? "T" : "C";
@@ -388,6 +521,18 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
   add_cusparse("cusparse-csr-alg1", CusparseSpmv<S>::Format::csr, CUSPARSE_SPMV_CSR_ALG1);
   add_cusparse("cusparse-csr-alg2", CusparseSpmv<S>::Format::csr, CUSPARSE_SPMV_CSR_ALG2);
   add_cusparse("cusparse-coo", CusparseSpmv<S>::Format::coo, CUSPARSE_SPMV_COO_ALG1);
+  if (wanted(o, "cusparse-sell") && mode == spk::Mode::N) {
+    // skipped (stderr) when the padded slices would not fit 32-bit offsets
+    try {
+      auto sell = std::make_shared<spk_bench::SellArrays<S>>(spk_bench::make_sell(a, 32));
+      auto op = std::make_shared<CusparseSpmv<S>>(*sell, CUSPARSE_SPMV_SELL_ALG1, mode, x, y);
+      cands.push_back({"cusparse-sell", "slice32", sell->memory_bytes() + op->buffer_bytes(),
+                       [op, sell](S al, S be) { op->run(al, be); }});
+    } catch (const std::exception& e) {
+      std::cerr << "spk-bench: cusparse-sell skipped for " << case_name(c) << ": " << e.what()
+                << "\n";
+    }
+  }
 #endif
 
   const double flops = (traits::is_complex ? 8.0 : 2.0) * double(a.nnz());
@@ -404,7 +549,7 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
     r.memory_bytes = cand.memory_bytes;
     // correctness first: y poisoned with NaN, beta = 0 must overwrite every entry (peers whose
     // beta = 0 scales y instead, like Kokkos Kernels' transposed product, start from zeros)
-    Kokkos::deep_copy(y, cand.format == "csr" ? nan_value : traits::zero());
+    Kokkos::deep_copy(y, is_spk_format(cand.format) ? nan_value : traits::zero());
     cand.run(traits::one(), traits::zero());
     Kokkos::fence();
     auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
@@ -475,9 +620,114 @@ void write_json(const std::string& path, const RunInfo& info, const std::vector<
   out << "\n]}\n";
 }
 
+/// One --memory-only row: bytes, bytes per nonzero, ratio to CSR and the shape statistics.
+void print_memory_row(const std::string& format, std::size_t bytes, long long nnz,
+                      std::size_t csr_bytes, const std::string& shape) {
+  std::printf("  %-16s %14zu bytes  %6.2f bytes/nnz  %5.3f x csr%s%s\n", format.c_str(), bytes,
+              nnz ? double(bytes) / double(nnz) : 0.0, double(bytes) / double(csr_bytes),
+              shape.empty() ? "" : "  ", shape.c_str());
+}
+
+/// Converts `a` with `make` on the host and reports its memory and `shape(matrix)`, or that the
+/// format refuses it by its padding limit (the reason on stderr). `label` is the format, then
+/// optionally a space and the variant (e.g. "hll h16").
+template <class Make, class Shape, class Csr>
+void memory_of_format(const std::string& label, const std::string& case_label, const Csr& a,
+                      const Make& make, const Shape& shape, std::vector<Result>& results) {
+  Result r;
+  r.matrix = case_label;
+  r.format = label.substr(0, label.find(' '));
+  r.rows = a.nrows();
+  r.cols = a.ncols();
+  r.nnz = a.nnz();
+  try {
+    const auto m = make();
+    const std::string sh = shape(m);
+    const auto space = label.find(' ');
+    r.variant = (space == std::string::npos ? "" : label.substr(space + 1) + ": ") + sh;
+    r.memory_bytes = m.memory_bytes();
+    print_memory_row(label, r.memory_bytes, r.nnz, a.memory_bytes(), sh);
+    results.push_back(r);
+  } catch (const spk::PaddingLimitExceeded& e) {
+    std::printf("  %-16s skipped: above the padding limit (see stderr)\n", label.c_str());
+    std::cerr << "spk-bench: skipping " << label << " on " << case_label << ": " << e.what()
+              << "\n";
+  }
+}
+
+std::string fixed(double v, int digits = 2) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+/// --memory-only rows of spk's padded formats (as laid out for a GPU: ELL and HYB column-major
+/// with the 128-byte pitch), with their shape statistics.
+template <class Csr>
+void padded_format_memory(const Options& o, const Csr& a, const std::string& case_label,
+                          std::vector<Result>& results) {
+  using S = typename Csr::value_type;
+  using D = typename Csr::device_type;
+  using Left = Kokkos::LayoutLeft;
+  if (wanted(o, "ell"))
+    memory_of_format(
+        "ell", case_label, a, [&] { return spk::EllMatrix<S, int, int, D, Left>(a); },
+        [](const auto& m) {
+          return "width " + std::to_string(m.width()) + ", pitch " + std::to_string(m.pitch()) +
+                 ", padding " + fixed(m.padding_ratio());
+        },
+        results);
+  if (wanted(o, "hll")) {
+    const auto hll_shape = [](const auto& m) {
+      return "hacks " + std::to_string(m.n_hacks()) + " x " + std::to_string(m.hack_size()) +
+             ", width max " + std::to_string(m.max_width()) + " mean " + fixed(m.mean_width()) +
+             ", padding " + fixed(m.padding_ratio());
+    };
+    for (auto v : {std::make_pair(32, spk::HllSort::none), std::make_pair(16, spk::HllSort::none),
+                   std::make_pair(32, spk::HllSort::window),
+                   std::make_pair(32, spk::HllSort::global)}) {
+      spk::HllOptions opt;
+      opt.hack_size = v.first;
+      opt.sort = v.second;
+      const std::string sort =
+          v.second == spk::HllSort::none ? "" : " " + std::string(spk::to_string(v.second));
+      const std::string label = "hll h" + std::to_string(v.first) + sort;
+      memory_of_format(
+          label, case_label, a, [&] { return spk::HllMatrix<S, int, int, D>(a, opt); }, hll_shape,
+          results);
+    }
+  }
+  if (wanted(o, "dia"))
+    memory_of_format(
+        "dia", case_label, a, [&] { return spk::DiaMatrix<S, int, int, D>(a); },
+        [](const auto& m) {
+          return "diagonals " + std::to_string(m.n_diags()) + ", pitch " +
+                 std::to_string(m.pitch()) + ", padding " + fixed(m.padding_ratio());
+        },
+        results);
+  if (wanted(o, "hdia"))
+    memory_of_format(
+        "hdia", case_label, a, [&] { return spk::HdiaMatrix<S, int, int, D>(a); },
+        [](const auto& m) {
+          return "hacks " + std::to_string(m.n_hacks()) + " x " + std::to_string(m.hack_size()) +
+                 ", diagonals " + std::to_string(m.n_diags()) + " (per hack max " +
+                 std::to_string(m.max_hack_diags()) + " mean " + fixed(m.mean_hack_diags()) +
+                 "), padding " + fixed(m.padding_ratio());
+        },
+        results);
+  if (wanted(o, "hyb"))
+    memory_of_format(
+        "hyb", case_label, a, [&] { return spk::HybMatrix<S, int, int, D, Left>(a); },
+        [](const auto& m) {
+          return "ell width " + std::to_string(m.ell_width()) + ", coo entries " +
+                 std::to_string(m.coo_nnz()) + ", padding " + fixed(m.padding_ratio());
+        },
+        results);
+}
+
 /// --memory-only: memory per format and row statistics, on the host, no timing.
 template <class S>
-void memory_case(const std::string& c, std::vector<Result>& results) {
+void memory_case(const Options& o, const std::string& c, std::vector<Result>& results) {
   using Host = Kokkos::DefaultHostExecutionSpace::device_type;
   const auto a = load_case<S, Host>(c);
   long long max_len = 0, empty = 0;
@@ -505,11 +755,10 @@ void memory_case(const std::string& c, std::vector<Result>& results) {
     r.cols = a.ncols();
     r.nnz = a.nnz();
     r.memory_bytes = fm.second;
-    std::printf("  %-12s %14zu bytes  %6.2f bytes/nnz  %5.3f x csr\n", fm.first.c_str(), fm.second,
-                a.nnz() ? double(fm.second) / double(a.nnz()) : 0.0,
-                double(fm.second) / double(a.memory_bytes()));
+    print_memory_row(fm.first, fm.second, r.nnz, a.memory_bytes(), "");
     results.push_back(r);
   }
+  padded_format_memory(o, a, case_name(c), results);
 }
 
 template <class S>
@@ -528,7 +777,7 @@ int run_all(const Options& o, RunInfo& info) {
         continue;
       }
       if (o.memory_only)
-        memory_case<S>(c, results);
+        memory_case<S>(o, c, results);
       else
         bench_case<S>(o, info, c, results, all_correct);
     } catch (const std::exception& e) {
