@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Summarises spk-bench JSON files as Markdown tables for docs/PERFORMANCE.md.
 
-usage: summarize.py [--large] RESULT.json [RESULT.json ...]
-  --large   table rows for the large matrices only (the geometric means still cover all)
+usage: summarize.py [--large] [--formats] RESULT.json [RESULT.json ...]
+  --large    table rows for the large matrices only (the geometric means still cover all)
+  --formats  one table of every format instead: per matrix and format, the speed-up of the
+             format's default parameters ("auto:" / "default") and of its best variant over
+             cuSPARSE CSR ALG1, and its memory over CSR; geometric means per format
 
 For each matrix: the best spk CSR schedule, the default heuristic's choice ("auto:"), cuSPARSE
 CSR ALG1/ALG2/COO and Kokkos Kernels, as median milliseconds, the speed-up over cuSPARSE CSR ALG1
@@ -72,7 +75,72 @@ def summarize(path, large_only=False):
     print()
 
 
+FORMATS = ["csr", "ell", "hll", "dia", "hdia", "hyb", "cusparse-sell", "cusparse-coo",
+           "cusparse-csr-alg2", "kokkoskernels"]
+
+
+def summarize_formats(path, large_only=False):
+    with open(path) as f:
+        run = json.load(f)
+    rows = defaultdict(list)
+    for r in run["results"]:
+        rows[(r["matrix"], r["mode"])].append(r)
+    present = [f for f in FORMATS if any(r["format"] == f for r in run["results"])]
+    print(f"### {path} (formats)\n")
+    print(f"GPU: {run['gpu']}; date: {run['date']}; commit: {run['commit']}; "
+          f"copy bandwidth: {run['copy_bandwidth_gbps']:.0f} GB/s\n")
+    print(f"Command: `{run['command']}`\n")
+    print("Each cell: default-parameter speed-up / best-variant speed-up over cuSPARSE CSR ALG1 "
+          "(memory over CSR); '-' = not run (refused by the padding limit or op not "
+          "supported).\n")
+    print("| matrix | mode | nnz | ALG1 ms | " + " | ".join(present) + " |")
+    print("|---|---|---|---|" + "---|" * len(present))
+    agg = defaultdict(list)
+    for (matrix, mode), rs in rows.items():
+        by = defaultdict(list)
+        for r in rs:
+            if r.get("correct", True):
+                by[r["format"]].append(r)
+        alg1 = by.get("cusparse-csr-alg1")
+        if not alg1:
+            continue
+        alg1 = alg1[0]
+        csr_mem = next((r["memory_bytes"] for r in by.get("csr", [])), None)
+        cells = []
+        key = "large" if alg1["nnz"] >= LARGE_NNZ else "small"
+        for f in present:
+            rs_f = by.get(f)
+            if not rs_f:
+                cells.append("-")
+                continue
+            best = min(rs_f, key=lambda r: r["median_ms"])
+            dflt = next((r for r in rs_f if r["variant"].startswith("auto:")
+                         or r["variant"] in ("default", "slice32")), best)
+            b = alg1["median_ms"] / best["median_ms"]
+            d = alg1["median_ms"] / dflt["median_ms"]
+            mem = f" ({dflt['memory_bytes'] / csr_mem:.2f})" if csr_mem else ""
+            cells.append(f"{d:.2f} / {b:.2f}{mem}")
+            agg[(key, f, "default")].append(d)
+            agg[(key, f, "best")].append(b)
+        if not large_only or key == "large":
+            print(f"| {matrix} | {mode} | {alg1['nnz']} | {alg1['median_ms']:.4f} | "
+                  + " | ".join(cells) + " |")
+    print()
+    for key in ("large", "small"):
+        for f in present:
+            d, b = agg.get((key, f, "default"), []), agg.get((key, f, "best"), [])
+            if d:
+                print(f"- {key} matrices, {f}: default {geomean(d):.2f}x, best {geomean(b):.2f}x "
+                      f"(geometric mean over {len(d)} matrices it ran on; min default "
+                      f"{min(d):.2f}x)")
+    print()
+
+
 if __name__ == "__main__":
+    if "--formats" in sys.argv:
+        for p in [a for a in sys.argv[1:] if not a.startswith("--")]:
+            summarize_formats(p, large_only="--large" in sys.argv)
+        sys.exit(0)
     if len([a for a in sys.argv[1:] if a != "--large"]) < 1:
         print(__doc__)
         sys.exit(2)
