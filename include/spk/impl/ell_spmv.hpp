@@ -4,8 +4,9 @@
 // PaddedRowsSpmv: teams take chunks of rows; a vector of threads_per_row lanes computes one row,
 // lane l taking entries l, l + threads_per_row, ... below the row's length (the padding is never
 // read). Entry k of the row at position p lives at base(p) + k * stride(p) of the value and column
-// arrays; the geometry (a small struct) says where, and which row of y position p is (HLL's row
-// permutation). The inner loop keeps four entries in flight: their columns, values and x loads are
+// arrays; the geometry (a small struct) says where, which row of y position p is (HLL's row
+// permutation), and how many of the row's entries this kernel takes (head(len): all of them for
+// ELL; HLL leaves the rest of its wide hacks to work items). The inner loop keeps four entries in flight: their columns, values and x loads are
 // all issued before the first multiply-add. op = T / H scatters into y with atomics after
 // y = beta y.
 #pragma once
@@ -45,6 +46,7 @@ struct EllRowGeometry {
   KOKKOS_INLINE_FUNCTION std::size_t base(O p) const { return std::size_t(p) * s0; }
   KOKKOS_INLINE_FUNCTION std::size_t stride(O) const { return s1; }
   KOKKOS_INLINE_FUNCTION O row(O p) const { return p; }
+  KOKKOS_INLINE_FUNCTION O head(O len) const { return len; }
 };
 
 /// y = alpha op(A) x + beta y for a padded row format (see the file comment). `values` and
@@ -99,7 +101,7 @@ struct PaddedRowsSpmv {
     const O end = begin + rows_per_team < npos ? begin + rows_per_team : npos;
     if (!scatter) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O p) {
-        const O len = row_len(p);
+        const O len = geom.head(row_len(p));
         const std::size_t b = geom.base(p);
         const std::size_t st = geom.stride(p);
         S sum = traits::zero();
@@ -120,7 +122,7 @@ struct PaddedRowsSpmv {
       });
     } else {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O p) {
-        const O len = row_len(p);
+        const O len = geom.head(row_len(p));
         const std::size_t b = geom.base(p);
         const std::size_t st = geom.stride(p);
         const S xi = alpha * x(geom.row(p));
