@@ -1,7 +1,7 @@
 // Tests of spk/formats/hdia.hpp: conversion from CSR (hack sizes, duplicates summed), to_csr()
 // (the nonzeros), shape statistics, the padding limit, invalid options, and SpMV (N, T, H, every
-// launch shape, offsets loaded into scratch in one or several chunks) against the host
-// reference.
+// launch shape, hack sizes that are and are not powers of two, teams whose offsets fit the
+// scratch memory and teams that read them from global memory) against the host reference.
 #include <string>
 #include <vector>
 
@@ -14,8 +14,9 @@ namespace {
 
 using spk_test::RoundTrip;
 
-// The default; then small scratch chunks (1 and 3 offsets: many chunks per team), several
-// hacks per team and 1 to 32 threads per row.
+// The default; then small scratch capacities (3 offsets: teams with at most 3 diagonals use
+// scratch, the others global memory; 1: nearly every team reads global memory), several hacks per
+// team, fewer threads than rows per team (GPU), and 1 to 32 threads per row.
 template <class Device>
 std::vector<spk::HdiaSpmvParams> hdia_params() {
   const bool gpu = spk::impl::is_gpu_space<typename Device::execution_space>();
@@ -51,7 +52,7 @@ spk::PaddingLimit loose() {
 template <class Device, class S, class O>
 void check_hdia(const spk_test::HostCsr<S, O>& a, std::uint64_t seed,
                 const spk::PaddingLimit& limit = loose()) {
-  for (int hs : {32, 16, 64}) {
+  for (int hs : {32, 16, 64, 96}) {
     INFO("hack_size " << hs);
     spk::HdiaOptions options;
     options.hack_size = hs;
@@ -122,6 +123,54 @@ TEST_CASE_TEMPLATE_DEFINE("hdia on the shared real matrices", Device, hdia_real)
   });
 }
 TEST_CASE_TEMPLATE_APPLY(hdia_real, spk_test::all_devices);
+
+// A tridiagonal matrix with one full row and one half-full row: the teams of those rows hold
+// more diagonal offsets than the default scratch capacity (1024) and read them from global
+// memory, every other team from scratch; then capacities that split the teams differently.
+TEST_CASE_TEMPLATE_DEFINE("hdia spmv: teams beyond the scratch capacity", Device, hdia_fallback) {
+  const bool gpu = spk::impl::is_gpu_space<typename Device::execution_space>();
+  std::vector<int> row_map{0}, cols;
+  std::vector<double> vals;
+  for (int i = 0; i < 3000; ++i) {
+    for (int j = 0; j < 3000; ++j) {
+      if (i == 1234 || (i == 2900 && j % 2 == 0) || (j >= i - 1 && j <= i + 1)) {
+        cols.push_back(j);
+        vals.push_back(1.0 + 0.001 * j - 0.002 * i);
+      }
+    }
+    row_map.push_back(int(cols.size()));
+  }
+  const auto host = spk::make_csr<double, int, int, spk::impl::HostDevice>(3000, 3000, row_map,
+                                                                         cols, vals);
+  std::vector<spk::HdiaSpmvParams> params{{}};
+  spk::HdiaSpmvParams p;
+  p.scratch_diags = 12;  // hacks of 32: 4 tridiagonal hacks per team fit (GPU), 8 do not (CPU)
+  params.push_back(p);
+  p.threads_per_row = 4;
+  p.team_size = gpu ? 16 : 1;
+  params.push_back(p);
+  p = {};
+  p.scratch_diags = 1600;  // the half-full row's team fits, the full row's does not
+  p.hacks_per_team = 1;
+  params.push_back(p);
+  for (int hs : {32, 96}) {
+    INFO("hack_size " << hs);
+    spk::HdiaOptions options;
+    options.hack_size = hs;
+    options.limit = loose();
+    const auto a = spk::copy_to<Device>(host);
+    const spk::HdiaMatrix<double, int, int, Device> f(a, options);
+    REQUIRE(f.max_hack_diags() >= 3000);
+    CHECK(spk::resolve_params(f, spk::Mode::N).scratch_diags == 1024);
+    spk_test::check_format<Device>(
+        host,
+        [&](const spk::CsrMatrix<double, int, int, Device>& d) {
+          return spk::HdiaMatrix<double, int, int, Device>(d, options);
+        },
+        params, 31, RoundTrip::nonzeros);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(hdia_fallback, spk_test::all_devices);
 
 TEST_CASE("hdia: layout and shape statistics") {
   using D = spk::impl::HostDevice;
@@ -240,6 +289,10 @@ TEST_CASE("hdia spmv: wrong sizes and parameters throw") {
   p.scratch_diags = -2;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),
                        doctest::Contains("scratch_diags = -2"), std::invalid_argument);
+  p = {};
+  p.hacks_per_team = (1 << 20) + 1;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),
+                       doctest::Contains("hacks_per_team = 1048577"), std::invalid_argument);
   p = {};
   p.scratch_diags = 1 << 28;  // 1 GiB of offsets per team
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),

@@ -1,20 +1,26 @@
 // spk/impl/hdia_spmv.hpp: SpMV of hacked DIA (HDIA) and its launch parameters.
 //
 // HdiaSpmv: a team takes hacks_per_team consecutive hacks. Their diagonals are consecutive in the
-// offsets array, and the team copies them into team scratch memory (scratch_diags at a time when
-// there are more, with a barrier between chunks), so each offset is read from global memory once
-// per team instead of once per row. A vector of threads_per_row lanes computes one row of a hack,
-// lane l taking the hack's diagonals l, l + threads_per_row, ...: value (d, r) of hack h sits at
-// d * hack_size + r (d counting the matrix's diagonals), so the threads of a hack read
-// consecutive values and consecutive x entries of each diagonal. Partial sums of a row over the
-// chunks add up in scratch; op = N then writes y once per row. op = T / H scatters each product
-// into y(i + offset) with atomics after y = beta y (the rows of a hack hit consecutive entries).
+// offsets array; the team copies those offsets into team scratch memory once, behind a single
+// barrier, so each offset is read from global memory once per team instead of once per row. A
+// team whose hacks hold more diagonals than the scratch holds (scratch_diags) reads its offsets
+// from global memory instead: the choice is uniform over the team, so no thread diverges.
+// Then each vector of threads_per_row lanes computes rows of the team's hacks: a row's hack and
+// local row come from its rank in the team (a shift when hack_size is a power of two, 32-bit
+// integers), its diagonals from two hack_offsets loads. Value (d, r) of hack h sits at
+// d * hack_size + r (d counting the matrix's diagonals), so the rows of a hack read consecutive
+// values and consecutive x entries of each diagonal. One lane per row (the default) keeps the
+// loads of four diagonals in flight and writes y(i) directly: no partial sums in scratch and no
+// barrier after the offsets. op = T / H scatters each product into y(i + offset) with atomics
+// after y = beta y (the rows of a hack hit consecutive entries).
 #pragma once
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include <spk/error.hpp>
 #include <spk/impl/format_common.hpp>
@@ -28,7 +34,7 @@ struct HdiaSpmvParams {
   int threads_per_row = 0;  ///< lanes per row (splitting the hack's diagonals): 1, 2, ..., 32
   int team_size = 0;        ///< vectors (rows in flight) per team
   int hacks_per_team = 0;   ///< consecutive hacks a team takes
-  int scratch_diags = 0;    ///< diagonal offsets a team holds in scratch memory at a time
+  int scratch_diags = 0;    ///< diagonal offsets a team can hold in scratch memory
 };
 
 /// A short name of HDIA launch parameters, e.g. "tpr1-t128-h4-s28".
@@ -41,10 +47,11 @@ namespace impl {
 
 /// Checks the user's values and fills the zeros. threads_per_row: from the mean diagonals per
 /// hack on GPUs (as ELL's threads per row from the row length), 1 on CPU backends.
-/// hacks_per_team: 128 rows per team on GPUs (4 hacks of 32), 256 on CPU backends.
-/// team_size: one row per vector on GPUs, up to 256 threads per team; 1 on CPU backends.
-/// scratch_diags: what the team's hacks can hold (max diagonals per hack x hacks_per_team), at
-/// most 1024. O(1).
+/// hacks_per_team: 128 rows per team on GPUs (4 hacks of 32, as DIA's teams), 256 on CPU
+/// backends. team_size: one row per vector on GPUs, up to 256 threads per team; 1 on CPU
+/// backends (a team is one thread). scratch_diags: what the team's hacks can hold (max
+/// diagonals per hack x hacks_per_team), at most 1024; a team with more reads its offsets from
+/// global memory. O(1).
 inline HdiaSpmvParams resolve_hdia_launch(HdiaSpmvParams p, int hack_size,
                                           std::int64_t max_hack_diags, double mean_hack_diags,
                                           bool gpu) {
@@ -55,7 +62,8 @@ inline HdiaSpmvParams resolve_hdia_launch(HdiaSpmvParams p, int hack_size,
           " must be 0 (choose) or a power of two <= 32");
   require(p.team_size >= 0 && p.team_size <= 1024, where, "team_size = ", p.team_size,
           " must be in [0, 1024]");
-  require(p.hacks_per_team >= 0, where, "hacks_per_team = ", p.hacks_per_team, " must be >= 0");
+  require(p.hacks_per_team >= 0 && p.hacks_per_team <= (1 << 20), where,
+          "hacks_per_team = ", p.hacks_per_team, " must be in [0, 2^20]");
   require(p.scratch_diags >= 0, where, "scratch_diags = ", p.scratch_diags, " must be >= 0");
   if (p.threads_per_row == 0)
     p.threads_per_row = gpu ? default_threads_per_row(mean_hack_diags) : 1;
@@ -76,8 +84,10 @@ struct HdiaSpmv {
   using traits = scalar_traits<S>;
   using scratch_offsets =
       Kokkos::View<O*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using scratch_sums =
-      Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  // Column arithmetic: j = i + offset in unsigned modular arithmetic of O's width, so one
+  // unsigned compare rejects columns on either side (|offset| < nrows + ncols <= 2^32 for 32-bit
+  // ordinals).
+  using U = std::conditional_t<(sizeof(O) <= 4), std::uint32_t, std::uint64_t>;
 
   Kokkos::View<const S*, Device> values;
   Kokkos::View<const O*, Device> offsets;
@@ -88,87 +98,127 @@ struct HdiaSpmv {
   bool beta_zero;
   bool scatter;  // op = T / H
   bool conj;     // op = H
-  std::int64_t nrows, ncols;
+  std::int64_t nrows;
+  O ncols;
   std::int64_t n_hacks;
-  std::int64_t hack_size;
-  std::int64_t hacks_per_team;
-  std::int64_t chunk;  // scratch_diags
+  int hack_size;
+  int hack_shift;  // log2(hack_size), or -1 when it is not a power of two
+  int hacks_per_team;
+  int capacity;  // scratch_diags
   int threads_per_row;
   int scratch_level;
 
-  /// Scratch bytes per team: the offsets chunk, and the row sums for op = N.
-  static std::size_t scratch_bytes(std::int64_t chunk, std::int64_t rows, bool scatter) {
-    return scratch_offsets::shmem_size(std::size_t(chunk)) +
-           (scatter ? 0 : scratch_sums::shmem_size(std::size_t(rows)));
+  /// Scratch bytes per team: the offsets of its hacks.
+  static std::size_t scratch_bytes(int capacity) {
+    return scratch_offsets::shmem_size(std::size_t(capacity));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const std::int64_t h0 = std::int64_t(team.league_rank()) * hacks_per_team;
     const std::int64_t h1 = h0 + hacks_per_team < n_hacks ? h0 + hacks_per_team : n_hacks;
     const std::int64_t r0 = h0 * hack_size;
-    const std::int64_t r1 = h1 * hack_size < nrows ? h1 * hack_size : nrows;
-    const std::int64_t d0 = std::int64_t(hack_offsets(h0));
-    const std::int64_t d1 = std::int64_t(hack_offsets(h1));
-    scratch_offsets offs(team.team_scratch(scratch_level), std::size_t(chunk));
-    scratch_sums acc;
-    if (!scatter) {
-      acc = scratch_sums(team.team_scratch(scratch_level), std::size_t(hacks_per_team * hack_size));
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r1 - r0), [&](const std::int64_t r) {
-        Kokkos::single(Kokkos::PerThread(team), [&]() { acc(r) = traits::zero(); });
-      });
-    }
-    for (std::int64_t c0 = d0; c0 < d1; c0 += chunk) {
-      const std::int64_t c1 = c0 + chunk < d1 ? c0 + chunk : d1;
-      team.team_barrier();  // the previous chunk is no longer read
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c1 - c0), [&](const std::int64_t j) {
-        Kokkos::single(Kokkos::PerThread(team), [&]() { offs(j) = offsets(c0 + j); });
-      });
+    const int rows = int((h1 * hack_size < nrows ? h1 * hack_size : nrows) - r0);
+    const F d0 = hack_offsets(h0);
+    const std::int64_t n_offsets = std::int64_t(hack_offsets(h1) - d0);
+    if (n_offsets <= capacity) {
+      const scratch_offsets offs(team.team_scratch(scratch_level), std::size_t(capacity));
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, int(n_offsets)),
+                           [&](const int k) { offs(k) = offsets(d0 + k); });
       team.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r1 - r0), [&](const std::int64_t r) {
-        const std::int64_t i = r0 + r;
-        const std::int64_t h = i / hack_size;
-        const std::int64_t lr = i - h * hack_size;
-        const std::int64_t hb = std::int64_t(hack_offsets(h));
-        const std::int64_t he = std::int64_t(hack_offsets(h + 1));
-        const std::int64_t lo = hb > c0 ? hb : c0;
-        const std::int64_t hi = he < c1 ? he : c1;
-        if (lo >= hi) return;
-        if (!scatter) {
-          S sum = traits::zero();
-          if (threads_per_row == 1) {
-            for (std::int64_t d = lo; d < hi; ++d) sum += product(i, lr, d, offs(d - c0));
-          } else {
-            Kokkos::parallel_reduce(
-                Kokkos::ThreadVectorRange(team, lo, hi),
-                [&](const std::int64_t d, S& s) { s += product(i, lr, d, offs(d - c0)); }, sum);
-          }
-          Kokkos::single(Kokkos::PerThread(team), [&]() { acc(r) += sum; });
-        } else {
-          const S xi = alpha * x(i);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lo, hi), [&](const std::int64_t d) {
-            const std::int64_t j = i + offs(d - c0);
-            if (j < 0 || j >= ncols) return;
-            const S v = values(std::size_t(d * hack_size + lr));
-            atomic_accumulate(&y(j), (conj ? traits::conj(v) : v) * xi);
-          });
-        }
-      });
+      rows_of_team<true>(team, h0, r0, rows, offs, d0);
+    } else {
+      rows_of_team<false>(team, h0, r0, rows, scratch_offsets(), d0);
     }
-    if (scatter) return;
-    team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r1 - r0), [&](const std::int64_t r) {
+  }
+
+  /// The rows of the team: offsets of diagonal d from scratch (offs(d - d0)) when Staged, from
+  /// global memory otherwise.
+  template <bool Staged>
+  KOKKOS_INLINE_FUNCTION void rows_of_team(const member& team, const std::int64_t h0,
+                                           const std::int64_t r0, const int rows,
+                                           const scratch_offsets& offs, const F d0) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](const int t) {
+      const int hk = hack_shift >= 0 ? t >> hack_shift : t / hack_size;
+      const int lr = t - hk * hack_size;
+      const std::int64_t i = r0 + t;
+      const F hb = hack_offsets(h0 + hk);
+      const F he = hack_offsets(h0 + hk + 1);
+      if (scatter) {
+        scatter_row<Staged>(team, i, lr, hb, he, offs, d0);
+        return;
+      }
+      S sum = traits::zero();
+      if (threads_per_row == 1) {
+        sum = row_sum<Staged>(i, lr, hb, he, offs, d0);
+      } else {
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, int(he - hb)),
+            [&](const int k, S& s) {
+              const F d = hb + k;
+              const U j = U(i) + U(offset<Staged>(d, offs, d0));
+              if (j < U(ncols)) s += values(std::size_t(d) * hack_size + lr) * x(j);
+            },
+            sum);
+      }
       Kokkos::single(Kokkos::PerThread(team), [&]() {
-        const std::int64_t i = r0 + r;
-        y(i) = beta_zero ? alpha * acc(r) : alpha * acc(r) + beta * y(i);
+        y(i) = beta_zero ? alpha * sum : alpha * sum + beta * y(i);
       });
     });
   }
 
-  /// A(i, i + off) x(i + off) for diagonal d of row i (local row lr), zero outside the matrix.
-  KOKKOS_INLINE_FUNCTION S product(const std::int64_t i, const std::int64_t lr,
-                                   const std::int64_t d, const O off) const {
-    const std::int64_t j = i + off;
-    return j >= 0 && j < ncols ? values(std::size_t(d * hack_size + lr)) * x(j) : traits::zero();
+  template <bool Staged>
+  KOKKOS_FORCEINLINE_FUNCTION O offset(const F d, const scratch_offsets& offs, const F d0) const {
+    if constexpr (Staged) {
+      return offs(d - d0);
+    } else {
+      (void)offs;
+      (void)d0;
+      return offsets(d);
+    }
+  }
+
+  /// sum over the diagonals [hb, he) of row i (local row lr) of A(i, i + offset) x(i + offset),
+  /// by one thread with four diagonals in flight.
+  template <bool Staged>
+  KOKKOS_INLINE_FUNCTION S row_sum(const std::int64_t i, const int lr, const F hb, const F he,
+                                   const scratch_offsets& offs, const F d0) const {
+    const std::size_t step = std::size_t(hack_size);
+    const S* v = values.data();
+    std::size_t e = std::size_t(hb) * step + std::size_t(lr);
+    const U ui = U(i), nc = U(ncols);
+    S s0 = traits::zero(), s1 = traits::zero(), s2 = traits::zero(), s3 = traits::zero();
+    F d = hb;
+    for (; d + 4 <= he; d += 4, e += 4 * step) {
+      const U j0 = ui + U(offset<Staged>(d, offs, d0));
+      const U j1 = ui + U(offset<Staged>(d + 1, offs, d0));
+      const U j2 = ui + U(offset<Staged>(d + 2, offs, d0));
+      const U j3 = ui + U(offset<Staged>(d + 3, offs, d0));
+      const S v0 = v[e], v1 = v[e + step], v2 = v[e + 2 * step], v3 = v[e + 3 * step];
+      if (j0 < nc) s0 += v0 * x(j0);
+      if (j1 < nc) s1 += v1 * x(j1);
+      if (j2 < nc) s2 += v2 * x(j2);
+      if (j3 < nc) s3 += v3 * x(j3);
+    }
+    for (; d < he; ++d, e += step) {
+      const U j = ui + U(offset<Staged>(d, offs, d0));
+      if (j < nc) s0 += v[e] * x(j);
+    }
+    return (s0 + s1) + (s2 + s3);
+  }
+
+  /// y(i + offset) += alpha op(A)(i, i + offset) x(i) over the diagonals [hb, he) of row i.
+  template <bool Staged>
+  KOKKOS_INLINE_FUNCTION void scatter_row(const member& team, const std::int64_t i, const int lr,
+                                          const F hb, const F he, const scratch_offsets& offs,
+                                          const F d0) const {
+    const S xi = alpha * x(i);
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, int(he - hb)), [&](const int k) {
+      const F d = hb + k;
+      const U j = U(i) + U(offset<Staged>(d, offs, d0));
+      if (j >= U(ncols)) return;
+      const S v = values(std::size_t(d) * hack_size + lr);
+      atomic_accumulate(&y(j), (conj ? traits::conj(v) : v) * xi);
+    });
   }
 };
 
@@ -186,6 +236,11 @@ void hdia_spmv(const HdiaSpmvParams& p, Mode mode, S alpha,
   const std::int64_t n_hacks = std::int64_t(hack_offsets.extent(0)) - 1;
   if (n_hacks <= 0) return;
   const std::int64_t league = (n_hacks + p.hacks_per_team - 1) / p.hacks_per_team;
+  require(std::int64_t(p.hacks_per_team) * hack_size <= (std::int64_t(1) << 30), "spk::spmv",
+          "HDIA teams of ", p.hacks_per_team, " hacks of ", hack_size, " rows are too large");
+  int shift = 0;
+  while ((1 << shift) < hack_size) ++shift;
+  if ((1 << shift) != hack_size) shift = -1;
   functor f{values,
             offsets,
             hack_offsets,
@@ -197,22 +252,21 @@ void hdia_spmv(const HdiaSpmvParams& p, Mode mode, S alpha,
             scatter,
             mode == Mode::H,
             nrows,
-            ncols,
+            O(ncols),
             n_hacks,
-            std::int64_t(hack_size),
-            std::int64_t(p.hacks_per_team),
-            std::int64_t(p.scratch_diags),
+            hack_size,
+            shift,
+            p.hacks_per_team,
+            p.scratch_diags,
             p.threads_per_row,
             0};
   Kokkos::TeamPolicy<exec> policy(int(league), p.team_size, p.threads_per_row);
   require_team_size("spk::spmv", policy, f, p.team_size, p.threads_per_row);
-  const std::size_t bytes =
-      functor::scratch_bytes(p.scratch_diags, std::int64_t(p.hacks_per_team) * hack_size, scatter);
+  const std::size_t bytes = functor::scratch_bytes(p.scratch_diags);
   const int level = bytes <= std::size_t(policy.scratch_size_max(0)) ? 0 : 1;
   require(bytes <= std::size_t(policy.scratch_size_max(level)), "spk::spmv", "HDIA teams need ",
           bytes, " bytes of team scratch (scratch_diags = ", p.scratch_diags,
-          ", hacks_per_team = ", p.hacks_per_team, "), more than the maximum ",
-          policy.scratch_size_max(level));
+          "), more than the maximum ", policy.scratch_size_max(level));
   f.scratch_level = level;
   Kokkos::parallel_for("spk::hdia_spmv", policy.set_scratch_size(level, Kokkos::PerTeam(bytes)), f);
 }
