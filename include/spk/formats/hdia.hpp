@@ -303,8 +303,9 @@ HdiaSpmvParams resolve_params(const HdiaMatrix<S, O, F, D>& a, Mode /*mode*/,
 
 /// y = alpha * op(A) * x + beta * y with A in HDIA; op = N, T or H (T and H scatter with
 /// atomics after y = beta y). Each team keeps its hacks' diagonal offsets in team scratch
-/// memory. Vectors, beta == 0 and errors as the ELL overload; also throws when the scratch
-/// memory asked for exceeds the execution space's. O(nrows * diagonals per hack) work.
+/// memory (a team with more than params.scratch_diags reads them from global memory). Vectors,
+/// beta == 0 and errors as the ELL overload; also throws when the scratch memory asked for
+/// exceeds the execution space's. O(nrows * diagonals per hack) work.
 template <class S, class O, class F, class D, class XView, class YView>
 void spmv(Mode mode, typename HdiaMatrix<S, O, F, D>::value_type alpha,
           const HdiaMatrix<S, O, F, D>& a, const XView& x,

@@ -199,9 +199,18 @@ struct HdiaSpmv {
       if (j2 < nc) s2 += v2 * x(j2);
       if (j3 < nc) s3 += v3 * x(j3);
     }
-    for (; d < he; ++d, e += step) {
+    // The last 0 to 3 diagonals, guarded one by one so that their loads are in flight together.
+    if (d < he) {
       const U j = ui + U(offset<Staged>(d, offs, d0));
       if (j < nc) s0 += v[e] * x(j);
+    }
+    if (d + 1 < he) {
+      const U j = ui + U(offset<Staged>(d + 1, offs, d0));
+      if (j < nc) s1 += v[e + step] * x(j);
+    }
+    if (d + 2 < he) {
+      const U j = ui + U(offset<Staged>(d + 2, offs, d0));
+      if (j < nc) s2 += v[e + 2 * step] * x(j);
     }
     return (s0 + s1) + (s2 + s3);
   }
