@@ -416,11 +416,12 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
         with_defaults<spk::DiaSpmvParams>(gpu, {spk::DiaSpmvParams{1, 0, 0}, two}), mode, x, y);
   }
   if (wanted(o, "hdia")) {
-    std::vector<spk::HdiaSpmvParams> variants(4);
+    std::vector<spk::HdiaSpmvParams> variants(5);
     variants[0].threads_per_row = 1;
     variants[1].threads_per_row = 2;
     variants[2].hacks_per_team = 2;
     variants[3].hacks_per_team = 8;
+    variants[4].scratch_diags = 1;  // offsets from global memory (the scratch fallback)
     add_format_candidates<S>(
         cands, "hdia", "h32-", case_label, [&] { return spk::HdiaMatrix<S, int, int, D>(a); },
         with_defaults<spk::HdiaSpmvParams>(gpu, variants), mode, x, y);
