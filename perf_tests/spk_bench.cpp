@@ -83,7 +83,7 @@ const std::vector<FormatInfo>& format_registry() {
   static const std::vector<FormatInfo> formats = {
       {"csr", "spk CSR, every schedule (auto: = the default heuristic's choice)", true},
       {"ell", "spk ELLPACK-R (column-major on GPUs, 128-byte pitch; row lengths)", true},
-      {"hll", "spk hacked ELLPACK (hacks of 32 rows; 64, 16 and sorted rows as variants)", true},
+      {"hll", "spk hacked ELLPACK (hacks of 32, auto sort; unsorted/64/16/sorted variants)", true},
       {"dia", "spk DIA (occupied diagonals padded to full length)", true},
       {"hdia", "spk hacked DIA (hacks of 32 rows, each with its own diagonals)", true},
       {"hyb", "spk HYB (ELL of the classic automatic width + COO overflow)", true},
@@ -399,8 +399,9 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
           cands, "hll", prefix, case_label, [&] { return spk::HllMatrix<S, int, int, D>(a, opt); },
           params, mode, x, y);
     };
-    hll("h32-", 32, spk::HllSort::none,
+    hll("h32-", 32, spk::HllSort::automatic,
         with_defaults<spk::HllSpmvParams>(gpu, {hll_tpr(1), hll_tpr(2), hll_tpr(4)}));
+    hll("h32-none-", 32, spk::HllSort::none, {spk::HllSpmvParams{}});
     hll("h32-window-", 32, spk::HllSort::window, {spk::HllSpmvParams{}});
     if (gpu) {
       hll("h64-", 64, spk::HllSort::none, {spk::HllSpmvParams{}});
@@ -682,16 +683,19 @@ void padded_format_memory(const Options& o, const Csr& a, const std::string& cas
     const auto hll_shape = [](const auto& m) {
       return "hacks " + std::to_string(m.n_hacks()) + " x " + std::to_string(m.hack_size()) +
              ", width max " + std::to_string(m.max_width()) + " mean " + fixed(m.mean_width()) +
-             ", padding " + fixed(m.padding_ratio());
+             ", padding " + fixed(m.padding_ratio()) + ", sort " + spk::to_string(m.sort()) +
+             ", work items " + std::to_string(m.n_items()) + " of " +
+             std::to_string(m.split_width()) + " columns";
     };
-    for (auto v : {std::make_pair(32, spk::HllSort::none), std::make_pair(16, spk::HllSort::none),
+    for (auto v : {std::make_pair(32, spk::HllSort::automatic),
+                   std::make_pair(32, spk::HllSort::none), std::make_pair(16, spk::HllSort::none),
                    std::make_pair(32, spk::HllSort::window),
                    std::make_pair(32, spk::HllSort::global)}) {
       spk::HllOptions opt;
       opt.hack_size = v.first;
       opt.sort = v.second;
       const std::string sort =
-          v.second == spk::HllSort::none ? "" : " " + std::string(spk::to_string(v.second));
+          v.second == spk::HllSort::automatic ? "" : " " + std::string(spk::to_string(v.second));
       const std::string label = "hll h" + std::to_string(v.first) + sort;
       memory_of_format(
           label, case_label, a, [&] { return spk::HllMatrix<S, int, int, D>(a, opt); }, hll_shape,

@@ -277,8 +277,7 @@ TEST_CASE_TEMPLATE_DEFINE("hll spmv: wide hacks split into work items", Device, 
           CHECK(f.n_items() > 0);
         }
         spk_test::check_format<Device>(
-            host,
-            [&](const spk::CsrMatrix<S, int, int, Device>&) { return f; },
+            host, [&](const spk::CsrMatrix<S, int, int, Device>&) { return f; },
             hll_params<Device>(), 41, RoundTrip::exact);
       }
     }

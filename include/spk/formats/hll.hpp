@@ -27,9 +27,9 @@ namespace spk {
 
 /// Order of the rows in an HLL matrix.
 enum class HllSort {
-  none,    ///< the matrix's order (no permutation stored)
-  global,  ///< all rows by decreasing length (stable): long rows share hacks (JAD-like)
-  window,  ///< by decreasing length within windows of sort_window rows (x locality kept)
+  none,      ///< the matrix's order (no permutation stored)
+  global,    ///< all rows by decreasing length (stable): long rows share hacks (JAD-like)
+  window,    ///< by decreasing length within windows of sort_window rows (x locality kept)
   automatic  ///< window when the unsorted padding ratio exceeds HllOptions::auto_sort_padding,
              ///< else none (regular matrices keep the unpermuted layout)
 };
@@ -54,7 +54,7 @@ struct HllOptions {
   /// Columns of a hack that one SpMV work item takes (see HllMatrix); hacks wider than this are
   /// split. 0 = choose: max(64, 4 * the mean hack width rounded up).
   int split_width = 0;
-  PaddingLimit limit;   ///< the conversion throws PaddingLimitExceeded above it
+  PaddingLimit limit;  ///< the conversion throws PaddingLimitExceeded above it
 };
 
 namespace impl {
@@ -65,8 +65,8 @@ struct HllArrays {
   Kokkos::View<S*, D> values;
   Kokkos::View<O*, D> col_idx;
   Kokkos::View<F*, D> hack_offsets;
-  Kokkos::View<O*, D> row_len;  // by position
-  Kokkos::View<O*, D> perm;     // position -> row; empty when not sorted
+  Kokkos::View<O*, D> row_len;    // by position
+  Kokkos::View<O*, D> perm;       // position -> row; empty when not sorted
   Kokkos::View<O*, D> item_hack;  // wide hacks' work items: hack, first column
   Kokkos::View<O*, D> item_col;
   int hack_size = 32;
@@ -153,7 +153,7 @@ HllArrays<S, O, F, typename CsrMatrix<S, O, F, D>::device_type> csr_to_hll(
     std::int64_t row_slots = 0;
     total = hll_hack_widths<exec>(lens, hs, widths, &row_slots);
     sort = double(row_slots) > opt.auto_sort_padding * double(a.nnz()) ? HllSort::window
-                                                                        : HllSort::none;
+                                                                       : HllSort::none;
   }
   r.sort = sort;
   Kokkos::View<O*, dev> slen = lens;  // row length by position
@@ -425,8 +425,9 @@ HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode /*mode*/,
 
 /// y = alpha * op(A) * x + beta * y with A in HLL; op = N, T or H (T and H scatter with atomics
 /// after y = beta y). The first split_width() columns of each row: one vector per row, y written
-/// directly (op = N); the wide hacks' work items then add with atomics. With sorted rows, position p's result goes to y(permutation(p)) (op = N)
-/// or reads x(permutation(p)) (T, H). Vectors, beta == 0 and errors as the ELL overload.
+/// directly (op = N); the wide hacks' work items then add with atomics. With sorted rows,
+/// position p's result goes to y(permutation(p)) (op = N) or reads x(permutation(p)) (T, H).
+/// Vectors, beta == 0 and errors as the ELL overload.
 /// O(nnz + nrows) work; the padding is not read.
 template <class S, class O, class F, class D, class XView, class YView>
 void spmv(Mode mode, typename HllMatrix<S, O, F, D>::value_type alpha,
@@ -442,12 +443,11 @@ void spmv(Mode mode, typename HllMatrix<S, O, F, D>::value_type alpha,
   const HllSpmvParams p = resolve_params(a, mode, params);
   const auto geom = a.geometry();
   const Kokkos::View<const O*, dev> row_len = a.row_lengths();
-  impl::padded_rows_spmv<dev>("spk::hll_spmv",
-                              impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team},
-                              mode, alpha, a.values().data(), a.col_idx().data(), geom, row_len,
-                              a.nrows(), x, beta, y);
-  impl::hll_wide_items_spmv<dev>(mode, alpha, a.values().data(), a.col_idx().data(), geom,
-                                 row_len, Kokkos::View<const O*, dev>(a.item_hacks()),
+  impl::padded_rows_spmv<dev>(
+      "spk::hll_spmv", impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team}, mode,
+      alpha, a.values().data(), a.col_idx().data(), geom, row_len, a.nrows(), x, beta, y);
+  impl::hll_wide_items_spmv<dev>(mode, alpha, a.values().data(), a.col_idx().data(), geom, row_len,
+                                 Kokkos::View<const O*, dev>(a.item_hacks()),
                                  Kokkos::View<const O*, dev>(a.item_columns()), a.nrows(), x, y);
 }
 

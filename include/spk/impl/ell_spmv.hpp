@@ -6,9 +6,9 @@
 // read). Entry k of the row at position p lives at base(p) + k * stride(p) of the value and column
 // arrays; the geometry (a small struct) says where, which row of y position p is (HLL's row
 // permutation), and how many of the row's entries this kernel takes (head(len): all of them for
-// ELL; HLL leaves the rest of its wide hacks to work items). The inner loop keeps four entries in flight: their columns, values and x loads are
-// all issued before the first multiply-add. op = T / H scatters into y with atomics after
-// y = beta y.
+// ELL; HLL leaves the rest of its wide hacks to work items). The inner loop keeps four entries in
+// flight: their columns, values and x loads are all issued before the first multiply-add.
+// op = T / H scatters into y with atomics after y = beta y.
 #pragma once
 
 #include <Kokkos_Core.hpp>

@@ -65,7 +65,8 @@ struct HllRowGeometry {
       return std::size_t(hack_offsets(p >> hack_shift)) + std::size_t(p & (hack_size - 1));
     if (sizeof(O) <= 4) {  // 32-bit unsigned division, cheaper than a signed or 64-bit one
       const std::uint32_t q = std::uint32_t(p) / std::uint32_t(hack_size);
-      return std::size_t(hack_offsets(q)) + std::size_t(std::uint32_t(p) - q * std::uint32_t(hack_size));
+      return std::size_t(hack_offsets(q)) +
+             std::size_t(std::uint32_t(p) - q * std::uint32_t(hack_size));
     }
     const O q = p / hack_size;
     return std::size_t(hack_offsets(q)) + std::size_t(p - q * hack_size);
@@ -148,8 +149,8 @@ void hll_wide_items_spmv(Mode mode, S alpha, const S* values, const O* col_idx,
   const std::int64_t n_items = std::int64_t(item_hack.extent(0));
   if (n_items == 0 || npos == 0) return;
   HllWideItemsSpmv<S, O, F, Device, XView, YView> f{
-      values, col_idx, geom, row_len, item_hack, item_col, x,
-      y,      alpha,   mode != Mode::N, mode == Mode::H, npos};
+      values, col_idx, geom,  row_len,         item_hack,       item_col,
+      x,      y,       alpha, mode != Mode::N, mode == Mode::H, npos};
   Kokkos::parallel_for("spk::hll_spmv::wide_items",
                        Range64<exec>(0, n_items * std::int64_t(geom.hack_size)), f);
 }
