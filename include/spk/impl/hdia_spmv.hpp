@@ -24,6 +24,7 @@
 
 #include <spk/error.hpp>
 #include <spk/impl/format_common.hpp>
+#include <spk/impl/warp.hpp>
 #include <spk/mode.hpp>
 #include <spk/scalar.hpp>
 
@@ -107,6 +108,36 @@ struct HdiaSpmv {
   int capacity;  // scratch_diags
   int threads_per_row;
   int scratch_level;
+  bool warp_staging = false;  // a hack is a warp: each warp stages its own hack's offsets
+
+  /// Per-warp staging (op = N, one row per thread, hack_size == warp size, a thread per row of
+  /// the team): warp w stages the offsets of hack h0 + w in its part of the team scratch and
+  /// synchronises only itself (__syncwarp), so no warp waits for the others; a hack with more
+  /// offsets than its part reads them from global memory (the same for the whole warp).
+  KOKKOS_INLINE_FUNCTION void warp_rows(const member& team, const std::int64_t h0,
+                                        const std::int64_t h1, const std::int64_t r0) const {
+    using warp = Warp<exec>;
+    const int t = team.team_rank();
+    const int hk = t / warp::size;
+    const int lane = t - hk * warp::size;
+    if (h0 + hk >= h1) return;  // the same for the whole warp
+    const F hb = hack_offsets(h0 + hk);
+    const F he = hack_offsets(h0 + hk + 1);
+    const int part = capacity / hacks_per_team;
+    const scratch_offsets all(team.team_scratch(scratch_level), std::size_t(capacity));
+    const std::int64_t i = r0 + t;
+    S sum = traits::zero();
+    if (std::int64_t(he - hb) <= part) {
+      const scratch_offsets mine(all.data() + std::size_t(hk) * std::size_t(part),
+                                 std::size_t(part));
+      for (int k = lane; k < int(he - hb); k += warp::size) mine(k) = offsets(hb + k);
+      warp::sync();
+      if (i < nrows) sum = row_sum<true>(i, lane, hb, he, mine, hb);
+    } else if (i < nrows) {
+      sum = row_sum<false>(i, lane, hb, he, scratch_offsets(), hb);
+    }
+    if (i < nrows) y(i) = beta_zero ? alpha * sum : alpha * sum + beta * y(i);
+  }
 
   /// Scratch bytes per team: the offsets of its hacks.
   static std::size_t scratch_bytes(int capacity) {
@@ -118,6 +149,10 @@ struct HdiaSpmv {
     const std::int64_t h1 = h0 + hacks_per_team < n_hacks ? h0 + hacks_per_team : n_hacks;
     const std::int64_t r0 = h0 * hack_size;
     const int rows = int((h1 * hack_size < nrows ? h1 * hack_size : nrows) - r0);
+    if (warp_staging) {
+      warp_rows(team, h0, h1, r0);
+      return;
+    }
     const F d0 = hack_offsets(h0);
     const std::int64_t n_offsets = std::int64_t(hack_offsets(h1) - d0);
     if (n_offsets <= capacity) {
@@ -277,6 +312,9 @@ void hdia_spmv(const HdiaSpmvParams& p, Mode mode, S alpha,
           bytes, " bytes of team scratch (scratch_diags = ", p.scratch_diags,
           "), more than the maximum ", policy.scratch_size_max(level));
   f.scratch_level = level;
+  f.warp_staging = !scatter && Warp<exec>::size > 1 && hack_size == Warp<exec>::size &&
+                   p.threads_per_row == 1 && p.team_size == p.hacks_per_team * hack_size &&
+                   p.scratch_diags / p.hacks_per_team > 0;
   Kokkos::parallel_for("spk::hdia_spmv", policy.set_scratch_size(level, Kokkos::PerTeam(bytes)), f);
 }
 
