@@ -382,7 +382,8 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
   if (wanted(o, "ell")) {
     add_format_candidates<S>(
         cands, "ell", "", case_label, [&] { return spk::EllMatrix<S, int, int, D>(a); },
-        with_defaults<spk::EllSpmvParams>(gpu, {tpr(1), tpr(2), tpr(4)}), mode, x, y);
+        with_defaults<spk::EllSpmvParams>(gpu, {tpr(1), tpr(2), tpr(4), tpr(8), tpr(16)}), mode,
+        x, y);
   }
   if (wanted(o, "hll")) {
     auto hll_tpr = [](int t) {
@@ -400,7 +401,8 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
           params, mode, x, y);
     };
     hll("h32-", 32, spk::HllSort::automatic,
-        with_defaults<spk::HllSpmvParams>(gpu, {hll_tpr(1), hll_tpr(2), hll_tpr(4)}));
+        with_defaults<spk::HllSpmvParams>(
+             gpu, {hll_tpr(1), hll_tpr(2), hll_tpr(4), hll_tpr(8), hll_tpr(16)}));
     hll("h32-none-", 32, spk::HllSort::none, {spk::HllSpmvParams{}});
     hll("h32-window-", 32, spk::HllSort::window, {spk::HllSpmvParams{}});
     if (gpu) {
