@@ -128,15 +128,7 @@ Csr dia_to_csr(std::int64_t nrows, std::int64_t ncols,
         }
         row_map(i + 1) = n;
       });
-  std::int64_t nnz = 0;
-  Kokkos::parallel_scan(
-      "spk::dia_to_csr::scan", Range64<exec>(0, nrows + 1),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, const bool final) {
-        sum += std::int64_t(row_map(i));
-        if (final) row_map(i) = F(sum);
-      },
-      nnz);
-  check_fits<F>("spk::to_csr", "entries", double(nnz));
+  const std::int64_t nnz = impl::row_lengths_to_offsets<exec>(row_map);
   Csr b(O(nrows), O(ncols), typename Csr::row_map_type(row_map),
         typename Csr::index_type(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"), std::size_t(nnz)),

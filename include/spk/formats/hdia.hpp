@@ -165,15 +165,7 @@ Csr hdia_to_csr(std::int64_t nrows, std::int64_t ncols, std::int64_t hs,
         }
         row_map(i + 1) = n;
       });
-  std::int64_t nnz = 0;
-  Kokkos::parallel_scan(
-      "spk::hdia_to_csr::scan", Range64<exec>(0, nrows + 1),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, const bool final) {
-        sum += std::int64_t(row_map(i));
-        if (final) row_map(i) = RF(sum);
-      },
-      nnz);
-  check_fits<RF>("spk::to_csr", "entries", double(nnz));
+  const std::int64_t nnz = impl::row_lengths_to_offsets<exec>(row_map);
   Csr b(O(nrows), O(ncols), typename Csr::row_map_type(row_map),
         typename Csr::index_type(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"), std::size_t(nnz)),

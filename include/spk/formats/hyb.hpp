@@ -123,15 +123,7 @@ Csr hyb_to_csr(const Ell& ell, const Coo& coo) {
         const std::int64_t e = impl::lower_bound(coo_rows, b, ncoo, O(i + 1));
         row_map(i + 1) = F(std::int64_t(ell_len(i)) + e - b);
       });
-  std::int64_t nnz = 0;
-  Kokkos::parallel_scan(
-      "spk::hyb_to_csr::scan", Range64<exec>(0, nrows + 1),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, const bool final) {
-        sum += std::int64_t(row_map(i));
-        if (final) row_map(i) = F(sum);
-      },
-      nnz);
-  check_fits<F>("spk::to_csr", "entries", double(nnz));
+  const std::int64_t nnz = impl::row_lengths_to_offsets<exec>(row_map);
   Csr b(O(nrows), ell.ncols(), typename Csr::row_map_type(row_map),
         typename Csr::index_type(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"), std::size_t(nnz)),

@@ -23,6 +23,23 @@ std::int64_t sum_entries(const View& v) {
   return s;
 }
 
+/// Turns row_map(i + 1) = length of row i (row_map(0) = 0) into CSR row offsets in place, on
+/// ExecSpace, and returns the number of entries; throws when it does not fit the offset type.
+template <class ExecSpace, class RowMap>
+std::int64_t row_lengths_to_offsets(const RowMap& row_map) {
+  using F = typename RowMap::non_const_value_type;
+  std::int64_t nnz = 0;
+  Kokkos::parallel_scan(
+      "spk::to_csr::scan", Range64<ExecSpace>(0, std::int64_t(row_map.extent(0))),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, const bool final) {
+        sum += std::int64_t(row_map(i));
+        if (final) row_map(i) = F(sum);
+      },
+      nnz);
+  check_fits<F>("spk::to_csr", "entries", double(nnz));
+  return nnz;
+}
+
 /// CSR matrix of the rows of a padded row format: row geom.row(p) holds the row_len(p) entries
 /// at geom.base(p) + k * geom.stride(p) of values / col_idx, in that order. On the device.
 template <class Csr, class S, class O, class Geometry, class D>
@@ -35,15 +52,7 @@ Csr padded_rows_to_csr(O nrows, O ncols, const S* values, const O* col_idx, cons
   Kokkos::parallel_for(
       "spk::to_csr::lengths", Range64<exec>(0, std::int64_t(nrows)),
       KOKKOS_LAMBDA(const std::int64_t p) { row_map(geom.row(O(p)) + 1) = F(row_len(p)); });
-  std::int64_t nnz = 0;
-  Kokkos::parallel_scan(
-      "spk::to_csr::scan", Range64<exec>(0, std::int64_t(nrows) + 1),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, const bool final) {
-        sum += std::int64_t(row_map(i));
-        if (final) row_map(i) = F(sum);
-      },
-      nnz);
-  check_fits<F>("spk::to_csr", "entries", double(nnz));
+  const std::int64_t nnz = row_lengths_to_offsets<exec>(row_map);
   Csr b(nrows, ncols, typename Csr::row_map_type(row_map),
         typename Csr::index_type(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"), std::size_t(nnz)),
