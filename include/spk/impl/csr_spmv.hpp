@@ -311,16 +311,26 @@ Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> compu
   return rows;
 }
 
-/// compute_window_rows for the balanced kernel, cached with the matrix's analysis.
+/// compute_window_rows, kept in a cache slot of the matrix's analysis (rows, window size) and
+/// rebuilt when the window size changes.
+template <class Matrix>
+Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> cached_window_rows(
+    const Matrix& a, typename Matrix::size_type window,
+    Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type>& rows,
+    std::int64_t& rows_window) {
+  if (rows_window != std::int64_t(window) || rows.extent(0) == 0) {
+    rows = compute_window_rows(a, window);
+    rows_window = window;
+  }
+  return rows;
+}
+
+/// The balanced kernel's window rows (its own cache slot).
 template <class Matrix>
 Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> balanced_window_rows(
     const Matrix& a, typename Matrix::size_type window) {
   auto& an = csr_analysis(a);
-  if (an.window_nnz != std::int64_t(window) || an.window_rows.extent(0) == 0) {
-    an.window_rows = compute_window_rows(a, window);
-    an.window_nnz = window;
-  }
-  return an.window_rows;
+  return cached_window_rows(a, window, an.window_rows, an.window_nnz);
 }
 
 /// The cached per-window partial sums (carry, head) of `a`, grown to at least n entries.

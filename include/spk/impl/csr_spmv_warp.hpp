@@ -203,16 +203,12 @@ struct CsrWarpSpmv {
   }
 };
 
-/// compute_window_rows for the warp kernel, cached with the matrix's analysis.
+/// The warp kernel's window rows (its own cache slot, beside the balanced kernel's).
 template <class Matrix>
 Kokkos::View<typename Matrix::ordinal_type*, typename Matrix::device_type> warp_window_rows(
     const Matrix& a, typename Matrix::size_type window) {
   auto& an = csr_analysis(a);
-  if (an.warp_nnz != std::int64_t(window) || an.warp_rows.extent(0) == 0) {
-    an.warp_rows = compute_window_rows(a, window);
-    an.warp_nnz = window;
-  }
-  return an.warp_rows;
+  return cached_window_rows(a, window, an.warp_rows, an.warp_nnz);
 }
 
 template <int K, bool Trans, class Matrix, class XView, class YView>
