@@ -96,6 +96,17 @@ TEST_CASE("csr spmv params: out-of-range values throw with the value") {
   CHECK_THROWS_WITH_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
                        doctest::Contains("team_size = 4096"), std::invalid_argument);
   p = {};
+  p.variant = spk::CsrSpmvVariant::warp;
+  p.entries_per_lane = 3;
+  CHECK_THROWS_WITH_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
+                       doctest::Contains("entries_per_lane (4 or 8) = 3"), std::invalid_argument);
+  p = {};
+  p.variant = spk::CsrSpmvVariant::warp;
+  p.team_size = 64;
+  CHECK_THROWS_WITH_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
+                       doctest::Contains("team_size (warps per team, <= 32) = 64"),
+                       std::invalid_argument);
+  p = {};
   p.chunk_nnz = -1;
   CHECK_THROWS_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
                   std::invalid_argument);
