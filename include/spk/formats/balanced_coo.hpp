@@ -1,0 +1,354 @@
+// spk/formats/balanced_coo.hpp: balanced COO (Aliaga et al. 2020, after Anzt et al.'s balanced
+// CSR): the entries in row-major order as (row, column, value) triplets, cut for SpMV into equal
+// chunks of B * K entries (B threads per team, K entries per thread, both launch parameters), so
+// every team does the same work whatever the row lengths. Empty rows hold one explicit zero
+// entry (so a chunk's rows are consecutive and every row is written by its chunk); the matrix
+// remembers which rows those are, and to_csr() gives the input back exactly.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <spk/csr_matrix.hpp>
+#include <spk/error.hpp>
+#include <spk/impl/balanced_coo_spmv.hpp>
+#include <spk/impl/coo_spmv.hpp>
+#include <spk/impl/format_common.hpp>
+#include <spk/impl/format_convert.hpp>
+#include <spk/impl/kokkos_compat.hpp>
+#include <spk/impl/radix_sort.hpp>
+#include <spk/mode.hpp>
+#include <spk/scalar.hpp>
+
+namespace spk {
+
+/// Launch parameters of balanced COO SpMV. Zero means "choose" (B = 256, K = 4 on GPUs, the
+/// paper's defaults; on CPU backends one thread takes a chunk of B * K entries).
+struct BalancedCooSpmvParams {
+  int threads_per_team = 0;    ///< B: a multiple of 32 in [32, 1024]
+  int entries_per_thread = 0;  ///< K: 1, 2, 4 or 8
+  CooAccumulate accumulate = CooAccumulate::direct;
+};
+
+/// A short name of balanced COO launch parameters, e.g. "b256-k4-direct".
+inline std::string describe(const BalancedCooSpmvParams& p) {
+  return "b" + std::to_string(p.threads_per_team) + "-k" + std::to_string(p.entries_per_thread) +
+         "-" + to_string(p.accumulate);
+}
+
+namespace impl {
+
+/// The arrays of a balanced COO matrix (see BalancedCooMatrix).
+template <class S, class O, class D>
+struct BalancedCooArrays {
+  Kokkos::View<O*, D> rows;
+  Kokkos::View<O*, D> cols;
+  Kokkos::View<S*, D> values;
+  Kokkos::View<O*, D> empty_rows;  // ascending
+  std::int64_t stored = 0;         // entries before the padding to a multiple of 8
+};
+
+/// Stored entries are padded to a multiple of this (the widest run one thread loads).
+constexpr std::int64_t balanced_coo_pad = 8;
+
+/// Balanced COO arrays of `a`, built on its device: entries per row (one for an empty row),
+/// their exclusive scan, then one thread per row copying its entries (or writing the filler
+/// (row, 0, 0)); the padding entries extend the last row with zeros. O(nrows + nnz) work.
+template <class S, class O, class F, class D>
+BalancedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_balanced_coo(
+    const CsrMatrix<S, O, F, D>& a) {
+  using dev = typename CsrMatrix<S, O, F, D>::device_type;
+  using exec = typename dev::execution_space;
+  BalancedCooArrays<S, O, dev> r;
+  const std::int64_t nrows = a.nrows();
+  const auto row_map = a.row_map();
+  Kokkos::View<std::int64_t*, dev> start("spk::balanced_coo::start", std::size_t(nrows) + 1);
+  Kokkos::parallel_for(
+      "spk::balanced_coo::count", Range64<exec>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
+        const std::int64_t len = std::int64_t(row_map(i + 1)) - std::int64_t(row_map(i));
+        start(i + 1) = len > 0 ? len : 1;
+      });
+  r.stored = row_lengths_to_offsets<exec>(start);
+  const std::int64_t n = (r.stored + balanced_coo_pad - 1) / balanced_coo_pad * balanced_coo_pad;
+  check_fits<O>("spk::BalancedCooMatrix", "rows", double(nrows));
+  r.rows = Kokkos::View<O*, dev>(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                    "spk::balanced_coo::rows"),
+                                 std::size_t(n));
+  r.cols = Kokkos::View<O*, dev>(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                    "spk::balanced_coo::cols"),
+                                 std::size_t(n));
+  r.values = Kokkos::View<S*, dev>(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                      "spk::balanced_coo::values"),
+                                   std::size_t(n));
+  const auto rows = r.rows;
+  const auto cols = r.cols;
+  const auto vals = r.values;
+  const auto in_cols = a.col_idx();
+  const auto in_vals = a.values();
+  Kokkos::parallel_for(
+      "spk::csr_to_balanced_coo", Range64<exec>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
+        std::int64_t dst = start(i);
+        if (row_map(i) == row_map(i + 1)) {
+          rows(dst) = O(i);
+          cols(dst) = O(0);
+          vals(dst) = scalar_traits<S>::zero();
+          return;
+        }
+        for (F k = row_map(i); k < row_map(i + 1); ++k, ++dst) {
+          rows(dst) = O(i);
+          cols(dst) = in_cols(k);
+          vals(dst) = in_vals(k);
+        }
+      });
+  const std::int64_t stored = r.stored;
+  Kokkos::parallel_for(
+      "spk::balanced_coo::pad", Range64<exec>(stored, n), KOKKOS_LAMBDA(const std::int64_t k) {
+        rows(k) = O(nrows - 1);
+        cols(k) = O(0);
+        vals(k) = scalar_traits<S>::zero();
+      });
+  // the empty rows, ascending: a flag scan
+  Kokkos::View<std::int64_t*, dev> slot("spk::balanced_coo::empty_slot", std::size_t(nrows) + 1);
+  Kokkos::parallel_for(
+      "spk::balanced_coo::empty_flags", Range64<exec>(0, nrows),
+      KOKKOS_LAMBDA(const std::int64_t i) { slot(i + 1) = row_map(i) == row_map(i + 1) ? 1 : 0; });
+  const std::int64_t n_empty = row_lengths_to_offsets<exec>(slot);
+  r.empty_rows = Kokkos::View<O*, dev>(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                          "spk::balanced_coo::empty_rows"),
+                                       std::size_t(n_empty));
+  const auto empty = r.empty_rows;
+  Kokkos::parallel_for(
+      "spk::balanced_coo::empty_rows", Range64<exec>(0, nrows),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        if (slot(i + 1) != slot(i)) empty(slot(i)) = O(i);
+      });
+  return r;
+}
+
+}  // namespace impl
+
+/// Balanced COO matrix: rows(), cols() and values() hold the entries in the row-major order of the
+/// CSR input (duplicates kept, in stored order), plus one zero entry (row, 0, 0) per empty row
+/// (listed in empty_rows()), padded with zero entries of the last row to a multiple of 8.
+/// Template parameters as spk::CsrMatrix. Copies are shallow.
+template <class Scalar, class Ordinal = int, class Offset = int,
+          class Device = Kokkos::DefaultExecutionSpace>
+class BalancedCooMatrix {
+ public:
+  using value_type = Scalar;
+  using ordinal_type = Ordinal;
+  using size_type = Offset;
+  using device_type = impl::device_t<Device>;
+  using execution_space = typename device_type::execution_space;
+  using memory_space = typename device_type::memory_space;
+  using index_type = Kokkos::View<ordinal_type*, device_type>;
+  using values_type = Kokkos::View<value_type*, device_type>;
+  using csr_type = CsrMatrix<Scalar, Ordinal, Offset, Device>;
+  static constexpr const char* name = "balanced-coo";
+
+  /// An empty 0 x 0 matrix.
+  BalancedCooMatrix() = default;
+
+  /// Converts a CSR matrix on its device. O(nrows + nnz).
+  explicit BalancedCooMatrix(const csr_type& a)
+      : BalancedCooMatrix(a.nrows(), a.ncols(), std::int64_t(a.nnz()),
+                          impl::csr_to_balanced_coo(a)) {}
+
+  ordinal_type nrows() const { return nrows_; }
+  ordinal_type ncols() const { return ncols_; }
+  /// Entries of the CSR input (duplicates counted).
+  std::int64_t nnz() const { return nnz_; }
+  /// Stored entries: nnz() plus one per empty row (padding to a multiple of 8 not counted).
+  std::int64_t stored_entries() const { return stored_; }
+
+  const index_type& rows() const { return rows_; }
+  const index_type& cols() const { return cols_; }
+  const values_type& values() const { return values_; }
+  const index_type& empty_rows() const { return empty_rows_; }
+
+  /// Bytes held by the arrays (fillers and padding included).
+  std::size_t memory_bytes() const {
+    return rows_.extent(0) * (2 * sizeof(ordinal_type) + sizeof(value_type)) +
+           empty_rows_.extent(0) * sizeof(ordinal_type);
+  }
+
+  /// The input in CSR on the same device, exactly (order, duplicates and zeros as given).
+  csr_type to_csr() const;
+
+  /// The arrays as the kernels read them.
+  impl::BalancedCooData<value_type, ordinal_type, device_type> data() const {
+    return {rows_, cols_, values_, std::int64_t(rows_.extent(0))};
+  }
+
+  /// Partial-sum buffers of SpMV (op = N, direct accumulation), reused between products.
+  Kokkos::View<value_type*, device_type>& carry_cache() const { return *carry_; }
+  Kokkos::View<value_type*, device_type>& head_cache() const { return *head_; }
+
+ private:
+  BalancedCooMatrix(ordinal_type nrows, ordinal_type ncols, std::int64_t nnz,
+                    const impl::BalancedCooArrays<value_type, ordinal_type, device_type>& arr)
+      : nrows_(nrows),
+        ncols_(ncols),
+        rows_(arr.rows),
+        cols_(arr.cols),
+        values_(arr.values),
+        empty_rows_(arr.empty_rows),
+        nnz_(nnz),
+        stored_(arr.stored) {}
+
+  ordinal_type nrows_ = 0;
+  ordinal_type ncols_ = 0;
+  index_type rows_;
+  index_type cols_;
+  values_type values_;
+  index_type empty_rows_;
+  std::int64_t nnz_ = 0;
+  std::int64_t stored_ = 0;
+  std::shared_ptr<Kokkos::View<value_type*, device_type>> carry_ =
+      std::make_shared<Kokkos::View<value_type*, device_type>>();
+  std::shared_ptr<Kokkos::View<value_type*, device_type>> head_ =
+      std::make_shared<Kokkos::View<value_type*, device_type>>();
+};
+
+template <class S, class O, class F, class D>
+typename BalancedCooMatrix<S, O, F, D>::csr_type BalancedCooMatrix<S, O, F, D>::to_csr() const {
+  using exec = execution_space;
+  using dev = device_type;
+  const std::int64_t nrows = nrows_;
+  Kokkos::View<F*, dev> row_map("spk::to_csr::row_map", std::size_t(nrows) + 1);
+  const auto rows = rows_;
+  const auto empty = empty_rows_;
+  const std::int64_t stored = stored_;
+  // each row's stored entries start where the row index changes
+  Kokkos::View<std::int64_t*, dev> first(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::balanced_coo::first"),
+      std::size_t(nrows) + 1);
+  Kokkos::parallel_for(
+      "spk::balanced_coo_to_csr::starts", impl::Range64<exec>(0, stored),
+      KOKKOS_LAMBDA(const std::int64_t k) {
+        if (k == 0 || rows(k - 1) != rows(k)) first(rows(k)) = k;
+        if (k == stored - 1) first(nrows) = stored;
+      });
+  Kokkos::parallel_for(
+      "spk::balanced_coo_to_csr::count", impl::Range64<exec>(0, nrows),
+      KOKKOS_LAMBDA(const std::int64_t i) { row_map(i + 1) = F(first(i + 1) - first(i)); });
+  Kokkos::parallel_for(
+      "spk::balanced_coo_to_csr::empty", impl::Range64<exec>(0, std::int64_t(empty.extent(0))),
+      KOKKOS_LAMBDA(const std::int64_t e) { row_map(empty(e) + 1) = F(0); });
+  const std::int64_t nnz = impl::row_lengths_to_offsets<exec>(row_map);
+  csr_type b(nrows_, ncols_, typename csr_type::row_map_type(row_map),
+             typename csr_type::index_type(
+                 Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"),
+                 std::size_t(nnz)),
+             typename csr_type::values_type(
+                 Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::values"),
+                 std::size_t(nnz)));
+  const auto out_cols = b.col_idx();
+  const auto out_vals = b.values();
+  const auto cols = cols_;
+  const auto vals = values_;
+  Kokkos::parallel_for(
+      "spk::balanced_coo_to_csr::fill", impl::Range64<exec>(0, nrows),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const F len = row_map(i + 1) - row_map(i);
+        for (F j = 0; j < len; ++j) {
+          out_cols(row_map(i) + j) = cols(first(i) + j);
+          out_vals(row_map(i) + j) = vals(first(i) + j);
+        }
+      });
+  return b;
+}
+
+/// The launch spmv would use for `a`: zero fields chosen for its execution space.
+template <class S, class O, class F, class D>
+BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& /*a*/, Mode /*mode*/,
+                                     const BalancedCooSpmvParams& params = {}) {
+  BalancedCooSpmvParams p = params;
+  if (p.threads_per_team == 0) p.threads_per_team = 256;
+  if (p.entries_per_thread == 0) p.entries_per_thread = 4;
+  impl::check_coo_launch("spk::spmv (balanced COO)", p.threads_per_team, p.entries_per_thread,
+                         1024);
+  return p;
+}
+
+namespace impl {
+
+template <int K, bool Trans, bool Atomic, class S, class O, class F, class D, class XView,
+          class YView>
+void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
+                         const BalancedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
+                         const YView& y) {
+  using Matrix = BalancedCooMatrix<S, O, F, D>;
+  using dev = typename Matrix::device_type;
+  using exec = typename Matrix::execution_space;
+  using functor = BalancedCooSpmv<S, O, dev, XView, YView, K, Trans, Atomic>;
+  const bool gpu = is_gpu_space<exec>();
+  const int lanes = Warp<exec>::size;
+  const int warps = gpu ? p.threads_per_team / lanes : 1;
+  const int groups = gpu ? 1 : p.threads_per_team;
+  const auto data = a.data();
+  const std::int64_t window = std::int64_t(lanes) * groups * K;
+  const std::int64_t nwindows = (data.n + window - 1) / window;
+  auto& carry = a.carry_cache();
+  auto& head = a.head_cache();
+  if (!Trans && !Atomic) coo_window_partials(nwindows, carry, head);
+  functor f{data,
+            x,
+            CooOutput<S, O, YView, dev, Atomic>{y, alpha, beta, beta == scalar_traits<S>::zero(),
+                                                carry, head},
+            mode == Mode::H,
+            groups,
+            window,
+            nwindows};
+  Kokkos::TeamPolicy<exec> policy((nwindows + warps - 1) / warps, warps, lanes);
+  check_team_size(policy, f, warps, lanes);
+  Kokkos::parallel_for(Trans ? "spk::balanced_coo_spmv_t" : "spk::balanced_coo_spmv", policy, f);
+  if (!Trans && !Atomic)
+    coo_window_fixup<exec>(nwindows, BalancedCooWindows<S, O, dev>{data, window}, carry, head,
+                           alpha, beta, y);
+}
+
+template <int K, class S, class O, class F, class D, class XView, class YView>
+void balanced_coo_dispatch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
+                           const BalancedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
+                           const YView& y) {
+  if (mode != Mode::N)
+    balanced_coo_launch<K, true, false>(p, mode, alpha, a, x, beta, y);
+  else if (p.accumulate == CooAccumulate::atomic)
+    balanced_coo_launch<K, false, true>(p, mode, alpha, a, x, beta, y);
+  else
+    balanced_coo_launch<K, false, false>(p, mode, alpha, a, x, beta, y);
+}
+
+}  // namespace impl
+
+/// y = alpha * op(A) * x + beta * y with A in balanced COO; op = N (rows combined by warp
+/// segmented scans, see impl/coo_spmv.hpp), T or H (atomic scatter after y = beta * y). beta == 0
+/// overwrites y. Throws std::invalid_argument on size mismatch or invalid parameters.
+/// O(stored entries) work, balanced over the teams.
+template <class S, class O, class F, class D, class XView, class YView>
+void spmv(Mode mode, typename BalancedCooMatrix<S, O, F, D>::value_type alpha,
+          const BalancedCooMatrix<S, O, F, D>& a, const XView& x,
+          typename BalancedCooMatrix<S, O, F, D>::value_type beta, const YView& y,
+          const BalancedCooSpmvParams& params = {}) {
+  using Matrix = BalancedCooMatrix<S, O, F, D>;
+  using exec = typename Matrix::execution_space;
+  static_assert(impl::check_vector_types<S, exec, XView, YView>(),
+                "spk::spmv: invalid vector types");
+  impl::check_vector_sizes("spk::spmv", mode != Mode::N, a.nrows(), a.ncols(), x, y,
+                           to_string(mode));
+  const BalancedCooSpmvParams p = resolve_params(a, mode, params);
+  const bool atomic = mode != Mode::N || p.accumulate == CooAccumulate::atomic;
+  if (atomic || a.nrows() == 0 || a.ncols() == 0) impl::scale_vector(exec(), beta, y);
+  if (a.nrows() == 0 || a.ncols() == 0) return;
+  switch (p.entries_per_thread) {
+    case 1: impl::balanced_coo_dispatch<1>(p, mode, alpha, a, x, beta, y); break;
+    case 2: impl::balanced_coo_dispatch<2>(p, mode, alpha, a, x, beta, y); break;
+    case 4: impl::balanced_coo_dispatch<4>(p, mode, alpha, a, x, beta, y); break;
+    default: impl::balanced_coo_dispatch<8>(p, mode, alpha, a, x, beta, y); break;
+  }
+}
+
+}  // namespace spk

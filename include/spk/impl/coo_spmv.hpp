@@ -1,0 +1,215 @@
+// spk/impl/coo_spmv.hpp: the SpMV machinery shared by the balanced and the compressed COO
+// formats (Aliaga, Anzt, Quintana-Orti, Tomas, Tsai 2020).
+//
+// The stored entries are in row-major order and every row has at least one (an empty row holds an
+// explicit zero), so consecutive entries belong to the same row or to the next one. They are cut
+// into windows: on CUDA a window is one warp's share of a team's chunk (32 lanes, each K
+// consecutive entries, or one K-entry slot of the compressed format); on the CPU backends a window
+// is a whole chunk taken by one thread. A lane multiplies its entries and walks them in order
+// (CooLaneRows): rows that start and end inside its entries are complete and written at once;
+// its first and last rows may continue in the neighbouring lanes. Those are combined by a
+// segmented scan over the warp's lanes keyed by row (shuffles), and each row is then closed by
+// exactly one lane (coo_close_window). A row that crosses windows leaves partial sums: the
+// window where it starts keeps `head`, every later window it touches keeps `carry`, and a small
+// fix-up kernel adds them and writes y once (coo_window_fixup), so op = N needs no atomics and
+// is deterministic. The paper's variant (y scaled by beta first, every partial added with an
+// atomic) is selectable (CooAccumulate::atomic) for comparison. op = T / H scatters every product
+// into y with atomics after y = beta * y.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include <spk/error.hpp>
+#include <spk/impl/csr_spmv.hpp>
+#include <spk/impl/warp.hpp>
+#include <spk/scalar.hpp>
+
+namespace spk {
+
+/// How SpMV (op = N) combines the partial sums of rows shared by several windows.
+enum class CooAccumulate {
+  direct,  ///< each row written once; rows crossing windows through a fix-up kernel (default)
+  atomic   ///< y = beta * y first, then one atomic add per row segment (the paper's scheme)
+};
+
+inline const char* to_string(CooAccumulate a) {
+  return a == CooAccumulate::direct ? "direct" : "atomic";
+}
+
+namespace impl {
+
+/// Where a window's first and last rows lie relative to the neighbouring windows.
+template <class O>
+struct CooWindowInfo {
+  O first_row = 0;
+  O last_row = 0;
+  bool first_continues = false;  ///< the first row has entries in the previous window
+  bool last_continues = false;   ///< the last row has entries in the next window
+};
+
+/// A lane's walk over its products in order: the first and last rows it touches with their
+/// partial sums; the rows strictly between are complete and handed to `complete` at once.
+template <class O, class S>
+struct CooLaneRows {
+  bool any = false;    ///< the lane has entries
+  bool multi = false;  ///< they touch more than one row
+  O first_row = 0;
+  O row = 0;  ///< the last (still open) row
+  S first_sum = scalar_traits<S>::zero();
+  S sum = scalar_traits<S>::zero();
+
+  template <class Complete>
+  KOKKOS_INLINE_FUNCTION void push(O r, const S& p, const Complete& complete) {
+    if (!any) {
+      any = true;
+      first_row = row = r;
+      sum = p;
+    } else if (r == row) {
+      sum += p;
+    } else {
+      if (multi)
+        complete(row, sum);
+      else
+        first_sum = sum;
+      multi = true;
+      row = r;
+      sum = p;
+    }
+  }
+};
+
+/// Where rows go once summed: y directly (complete rows), or the window's partial sums.
+template <class S, class O, class YView, class Device, bool Atomic>
+struct CooOutput {
+  YView y;
+  S alpha;
+  S beta;
+  bool beta_zero;
+  Kokkos::View<S*, Device> carry;  // per window: the part of a row begun in an earlier window
+  Kokkos::View<S*, Device> head;   // per window: the part of a row that goes on after it
+
+  /// Row r is summed completely by the caller (no other window holds entries of it).
+  KOKKOS_INLINE_FUNCTION void complete(O r, const S& s) const {
+    if (Atomic)
+      y(r) += alpha * s;  // y was scaled by beta before; r belongs to this lane alone
+    else
+      y(r) = beta_zero ? alpha * s : alpha * s + beta * y(r);
+  }
+  /// This window's part s of row r, which other windows share; `starts` when r begins here.
+  KOKKOS_INLINE_FUNCTION void partial(std::int64_t w, O r, const S& s, bool starts) const {
+    if (Atomic)
+      atomic_add_value(&y(r), alpha * s);
+    else if (starts)
+      head(w) = s;
+    else
+      carry(w) = s;
+  }
+};
+
+/// Closes window w after every lane has walked its entries (see the file comment). `uniform`
+/// says every lane's entries lie in one row, known beforehand (a plain reduction suffices).
+template <class Warp, class O, class S, class Out>
+KOKKOS_INLINE_FUNCTION void coo_close_window(const CooLaneRows<O, S>& lane_rows,
+                                             const CooWindowInfo<O>& win, std::int64_t w,
+                                             bool uniform, const Out& out) {
+  using traits = scalar_traits<S>;
+  using key_type = std::conditional_t<(sizeof(O) <= 4), int, long long>;
+  const int lane = Warp::lane();
+  const auto starts_here = [&](O r) { return !(r == win.first_row && win.first_continues); };
+  const auto close = [&](O r, const S& s) {
+    if (starts_here(r))
+      out.complete(r, s);
+    else
+      out.partial(w, r, s, false);
+  };
+  // the open (last) row of each lane, keyed by row; idle lanes get a key no lane shares
+  const key_type key = lane_rows.any ? key_type(lane_rows.row) : key_type(-1 - lane);
+  S s = lane_rows.any ? lane_rows.sum : traits::zero();
+  for (int d = 1; d < Warp::size; d *= 2) {
+    const S other = Warp::shfl_up(s, d);
+    const bool same = uniform || Warp::shfl_up(key, d) == key;
+    if (lane >= d && same) s += other;
+  }
+  if (uniform) {  // one row for all lanes: the last lane holds the window's sum
+    if (lane == Warp::size - 1 && lane_rows.any) {
+      if (win.last_continues)
+        out.partial(w, lane_rows.row, s, starts_here(lane_rows.row));
+      else
+        close(lane_rows.row, s);
+    }
+    return;
+  }
+  const S prev_s = Warp::shfl_up(s, 1);
+  const key_type prev_key = Warp::shfl_up(key, 1);
+  const bool has_prev = lane > 0 && prev_key >= 0;
+  // a lane that moves on to other rows closes its first row, adding what the lanes before it
+  // hold of that row
+  if (lane_rows.any && lane_rows.multi)
+    close(lane_rows.first_row,
+          lane_rows.first_sum +
+              (has_prev && prev_key == key_type(lane_rows.first_row) ? prev_s : traits::zero()));
+  // the previous lane's open row ended with that lane
+  if (has_prev && (!lane_rows.any || prev_key != key_type(lane_rows.first_row)))
+    close(O(prev_key), prev_s);
+  // the last lane's open row reaches the window's end
+  if (lane == Warp::size - 1 && lane_rows.any) {
+    if (win.last_continues)
+      out.partial(w, lane_rows.row, s, starts_here(lane_rows.row));
+    else
+      close(lane_rows.row, s);
+  }
+}
+
+/// Completes the rows that cross windows (CooAccumulate::direct): for every window where such a
+/// row starts, y(r) = alpha * (head + the carries of the later windows it reaches) + beta * y(r).
+/// `info(w)` returns window w's CooWindowInfo. O(nwindows + crossing rows' windows) work.
+template <class ExecSpace, class S, class Info, class Device, class YView>
+void coo_window_fixup(std::int64_t nwindows, const Info& info,
+                      const Kokkos::View<S*, Device>& carry, const Kokkos::View<S*, Device>& head,
+                      S alpha, S beta, const YView& y) {
+  const bool beta_zero = beta == scalar_traits<S>::zero();
+  Kokkos::parallel_for(
+      "spk::coo_window_fixup", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                                   0, nwindows),
+      KOKKOS_LAMBDA(const std::int64_t w) {
+        const auto wi = info(w);
+        if (!wi.last_continues) return;
+        if (wi.first_continues && wi.first_row == wi.last_row) return;  // begun earlier
+        const auto r = wi.last_row;
+        S sum = head(w);
+        for (std::int64_t v = w + 1; v < nwindows; ++v) {
+          sum += carry(v);
+          const auto vi = info(v);
+          if (!(vi.last_row == r && vi.last_continues)) break;
+        }
+        y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
+      });
+}
+
+/// The partial-sum buffers of nwindows windows, reused while large enough (keyed by the
+/// matrix's cache slot `cache`; two products on one matrix must not run concurrently).
+template <class S, class Device>
+void coo_window_partials(std::int64_t nwindows, Kokkos::View<S*, Device>& carry_cache,
+                         Kokkos::View<S*, Device>& head_cache) {
+  if (std::int64_t(carry_cache.extent(0)) < nwindows) {
+    carry_cache = Kokkos::View<S*, Device>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::coo::carry"), std::size_t(nwindows));
+    head_cache = Kokkos::View<S*, Device>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::coo::head"), std::size_t(nwindows));
+  }
+}
+
+/// Checks the launch of a chunked COO kernel: entries (or slots) per thread K in {1, 2, 4, 8}
+/// and threads per team B a multiple of 32 in [32, max_threads].
+inline void check_coo_launch(const char* where, int threads, int k, int max_threads) {
+  require(k == 1 || k == 2 || k == 4 || k == 8, where, "entries per thread K = ", k,
+          " must be 1, 2, 4 or 8");
+  require(threads >= 32 && threads <= max_threads && threads % 32 == 0, where,
+          "threads per team B = ", threads, " must be a multiple of 32 in [32, ", max_threads, "]");
+}
+
+}  // namespace impl
+}  // namespace spk

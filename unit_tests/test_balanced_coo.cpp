@@ -1,0 +1,182 @@
+// Tests of spk/formats/balanced_coo.hpp: conversion from CSR (empty rows get a filler entry),
+// the exact round trip to_csr(), and SpMV (N with direct and atomic accumulation, T / H by
+// atomics; every B x K shape, including windows small enough that rows cross many of them)
+// against the host reference.
+#include <string>
+#include <vector>
+
+#include <spk/formats/balanced_coo.hpp>
+
+#include "format_checks.hpp"
+#include "test_common.hpp"
+
+namespace {
+
+using spk_test::RoundTrip;
+
+std::vector<spk::BalancedCooSpmvParams> balanced_params() {
+  std::vector<spk::BalancedCooSpmvParams> all{{}};
+  for (int k : {1, 2, 4, 8}) {
+    for (int b : {32, 64}) {
+      spk::BalancedCooSpmvParams p;
+      p.threads_per_team = b;
+      p.entries_per_thread = k;
+      all.push_back(p);
+    }
+  }
+  spk::BalancedCooSpmvParams atomic;
+  atomic.accumulate = spk::CooAccumulate::atomic;
+  all.push_back(atomic);
+  atomic.threads_per_team = 32;
+  atomic.entries_per_thread = 1;
+  all.push_back(atomic);
+  return all;
+}
+
+template <class Device, class S, class O>
+void check_balanced(const spk_test::HostCsr<S, O>& a, std::uint64_t seed) {
+  spk_test::check_format<Device>(
+      a,
+      [](const spk::CsrMatrix<S, O, int, Device>& d) {
+        return spk::BalancedCooMatrix<S, O, int, Device>(d);
+      },
+      balanced_params(), seed, RoundTrip::exact);
+}
+
+/// rows of lengths `lens` (column j of row i at (i * 7 + j) % ncols), random values.
+template <class S>
+spk_test::HostCsr<S, int> rows_of_lengths(const std::vector<int>& lens, int ncols,
+                                          std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int> row_map(1, 0), cols;
+  std::vector<S> vals;
+  for (std::size_t i = 0; i < lens.size(); ++i) {
+    for (int j = 0; j < lens[i]; ++j) {
+      cols.push_back(int((i * 7 + std::size_t(j)) % std::size_t(ncols)));
+      vals.push_back(spk_test::random_value<S>(rng));
+    }
+    row_map.push_back(int(cols.size()));
+  }
+  return spk::make_csr<S, int, int, spk::impl::HostDevice>(int(lens.size()), ncols, row_map, cols,
+                                                           vals);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("balanced coo spmv matches the host reference", Device, bcoo_spmv) {
+  spk_test::for_each_type<spk_test::all_scalars>([](auto* tag) {
+    using S = std::remove_pointer_t<decltype(tag)>;
+    // random, larger than a warp, with empty rows; int64 ordinals, non-square
+    check_balanced<Device>(spk_test::random_csr<S, int>(300, 200, 6, 1), 3);
+    check_balanced<Device>(spk_test::random_csr<S, long long>(150, 170, 3, 2), 5);
+    // one row (it crosses every window); one column; 0 nonzeros; 0 x 0
+    check_balanced<Device>(spk_test::random_csr<S, int>(1, 900, 700, 3), 7);
+    check_balanced<Device>(spk_test::random_csr<S, int>(90, 1, 1, 4), 9);
+    check_balanced<Device>(spk_test::random_csr<S, int>(40, 30, 0, 5), 11);
+    check_balanced<Device>(spk_test::random_csr<S, int>(0, 0, 0, 6), 13);
+    check_balanced<Device>(spk_test::random_csr<S, int>(0, 5, 0, 6), 13);
+    check_balanced<Device>(spk_test::random_csr<S, int>(7, 0, 0, 6), 13);
+    // one dense row among short ones
+    check_balanced<Device>(spk_test::random_csr<S, int>(150, 170, 3, 7, 40), 15);
+    // duplicate entries, from CSR and from COO
+    check_balanced<Device>(spk_test::csr_with_duplicates<S, int>(8), 17);
+    check_balanced<Device>(spk_test::csr_from_coo_with_duplicates<S, int>(9), 19);
+  });
+}
+TEST_CASE_TEMPLATE_APPLY(bcoo_spmv, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("balanced coo: rows at and across window boundaries", Device,
+                          bcoo_boundaries) {
+  using S = double;
+  // leading, trailing and consecutive empty rows; rows ending exactly at multiples of 8, 32,
+  // 64 and 256 entries; a row of 1100 entries spanning windows of every shape; single entries
+  std::vector<int> lens{0, 0, 8, 24, 32, 0, 64, 1, 1, 1, 0, 0, 0, 31, 33, 1100, 1, 7, 9,
+                        256, 0, 128, 5, 3, 2, 1, 0, 0};
+  for (int i = 0; i < 60; ++i) lens.push_back((i * 13) % 11);
+  lens.push_back(0);
+  check_balanced<Device>(rows_of_lengths<S>(lens, 97, 1), 21);
+  check_balanced<Device>(rows_of_lengths<Kokkos::complex<double>>(lens, 50, 2), 23);
+  // every row of one entry; every row empty but the last
+  check_balanced<Device>(rows_of_lengths<S>(std::vector<int>(700, 1), 700, 3), 25);
+  std::vector<int> last(500, 0);
+  last.back() = 3;
+  check_balanced<Device>(rows_of_lengths<S>(last, 4, 4), 27);
+}
+TEST_CASE_TEMPLATE_APPLY(bcoo_boundaries, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("balanced coo on generated matrices", Device, bcoo_generated) {
+  for (const auto& g : spk_test::generated_matrices<double>()) {
+    INFO("matrix " << g.first);
+    check_balanced<Device>(g.second, 29);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(bcoo_generated, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("balanced coo on the shared real matrices", Device, bcoo_real) {
+  spk_test::for_each_shared_matrix(
+      "balanced-coo", [](const auto& host, const std::string&, bool complex) {
+        using S = typename std::decay_t<decltype(host)>::value_type;
+        const auto a = spk::copy_to<Device>(host);
+        const spk::BalancedCooMatrix<S, int, int, Device> f(a);
+        spk_test::check_round_trip(host, spk::to_host(f.to_csr()), RoundTrip::exact);
+        spk::BalancedCooSpmvParams small;
+        small.threads_per_team = 32;
+        small.entries_per_thread = 2;
+        spk::BalancedCooSpmvParams atomic;
+        atomic.accumulate = spk::CooAccumulate::atomic;
+        const S alpha = spk::scalar_traits<S>::make(0.5, complex ? 0.25 : 0.0);
+        for (const auto& p : {spk::BalancedCooSpmvParams{}, small, atomic}) {
+          spk_test::check_format_spmv<Device>(f, host, spk::Mode::N, alpha, S(0), 17, p);
+          spk_test::check_format_spmv<Device>(f, host, spk::Mode::T, alpha, S(2), 19, p);
+          if (complex)
+            spk_test::check_format_spmv<Device>(f, host, spk::Mode::H, alpha, S(2), 23, p);
+        }
+        return true;
+      });
+}
+TEST_CASE_TEMPLATE_APPLY(bcoo_real, spk_test::all_devices);
+
+TEST_CASE("balanced coo: layout, fillers and memory") {
+  using D = spk::impl::HostDevice;
+  // 4 x 3: row 1 empty, row 2 has a duplicate, row 3 an explicit zero
+  const auto a = spk::make_csr<double, int, int, D>(4, 3, {0, 2, 2, 5, 6}, {2, 0, 1, 1, 0, 2},
+                                                    {1, 2, 3, 4, 5, 0});
+  const spk::BalancedCooMatrix<double, int, int, D> b(a);
+  CHECK(b.nnz() == 6);
+  CHECK(b.stored_entries() == 7);
+  REQUIRE(b.rows().extent(0) == 8);  // padded to a multiple of 8
+  const std::vector<int> rows{0, 0, 1, 2, 2, 2, 3, 3}, cols{2, 0, 0, 1, 1, 0, 2, 0};
+  const std::vector<double> vals{1, 2, 0, 3, 4, 5, 0, 0};
+  for (int k = 0; k < 8; ++k) {
+    INFO("entry " << k);
+    CHECK(b.rows()(k) == rows[std::size_t(k)]);
+    CHECK(b.cols()(k) == cols[std::size_t(k)]);
+    CHECK(b.values()(k) == vals[std::size_t(k)]);
+  }
+  REQUIRE(b.empty_rows().extent(0) == 1);
+  CHECK(b.empty_rows()(0) == 1);
+  CHECK(b.memory_bytes() == 8 * (4 + 4 + 8) + 4);
+  CHECK(std::string(spk::BalancedCooMatrix<double>::name) == "balanced-coo");
+  spk_test::check_round_trip(a, b.to_csr(), RoundTrip::exact);
+  const spk::BalancedCooMatrix<double, int, int, D> z(spk_test::random_csr<double, int>(0, 0, 0, 1));
+  CHECK(z.memory_bytes() == 0);
+  CHECK(z.to_csr().nrows() == 0);
+}
+
+TEST_CASE("balanced coo spmv: wrong sizes and parameters throw") {
+  using D = spk::impl::HostDevice;
+  const spk::BalancedCooMatrix<double, int, int, D> a(spk_test::random_csr<double, int>(5, 4, 2, 1));
+  Kokkos::View<double*, Kokkos::HostSpace> x("x", 5), y("y", 5);
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x, 0.0, y),
+                       doctest::Contains("x has 5 entries, op(A) has 4 columns"),
+                       std::invalid_argument);
+  Kokkos::View<double*, Kokkos::HostSpace> x4("x", 4);
+  spk::BalancedCooSpmvParams p;
+  p.entries_per_thread = 3;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),
+                       doctest::Contains("entries per thread K = 3"), std::invalid_argument);
+  p.entries_per_thread = 4;
+  p.threads_per_team = 48;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),
+                       doctest::Contains("threads per team B = 48"), std::invalid_argument);
+}
