@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <functional>
 #include <string>
@@ -87,6 +88,20 @@ inline std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
+}
+
+/// The commit a run measures: $SPK_COMMIT (set by the scripts that build and run the tools),
+/// else "unknown".
+inline std::string commit_id() {
+  const char* v = std::getenv("SPK_COMMIT");
+  return v ? v : "unknown";
+}
+
+/// The command line, arguments joined by spaces (the "command" of a JSON report).
+inline std::string command_line(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) out += (i ? " " : "") + std::string(argv[i]);
+  return out;
 }
 
 /// JSON string literal with escapes.

@@ -174,7 +174,7 @@ std::vector<std::string> read_cases(const std::string& path) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);
+  o.command = spk_bench::command_line(argc, argv);
   if (argc == 1) {
     std::cout << usage_text << registry_help() << "\nGenerators:\n"
               << spk::generate::describe_generators();
@@ -802,11 +802,6 @@ int run_all(const Options& o, RunInfo& info) {
   return 0;
 }
 
-std::string env_or(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v ? v : fallback;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -816,7 +811,7 @@ int main(int argc, char** argv) {
     RunInfo info;
     info.gpu = spk_bench::device_name();
     info.date = spk_bench::utc_now();
-    info.commit = env_or("SPK_COMMIT", "unknown");
+    info.commit = spk_bench::commit_id();
     info.command = o.command;
     info.scalar = o.scalar;
     info.mode = spk::to_string(o.mode);
