@@ -28,7 +28,7 @@ struct Warp {
   KOKKOS_INLINE_FUNCTION static T shfl_up(const T& v, int) {
     return v;
   }
-  /// out[j] = p[j], j < K; p must be aligned to K * sizeof(T) when that is a multiple of 16.
+  /// out[j] = p[j], j < K; p must be aligned as Warp<Kokkos::Cuda>::load requires.
   template <int K, class T>
   KOKKOS_INLINE_FUNCTION static void load(const T* p, T (&out)[K]) {
     for (int j = 0; j < K; ++j) out[j] = p[j];
@@ -68,8 +68,9 @@ struct Warp<Kokkos::Cuda> {
     return Kokkos::complex<R>(shfl_up(v.real(), delta), shfl_up(v.imag(), delta));
   }
 
-  /// K consecutive entries through the read-only (non-coherent) path, 16 bytes per load when
-  /// K * sizeof(T) is a multiple of 16 (the caller guarantees the alignment).
+  /// K consecutive entries through the read-only (non-coherent) path: 16 bytes per load when
+  /// K * sizeof(T) is a multiple of 16, one 8- or 4-byte load when it is 8 or 4 (the caller
+  /// guarantees alignment to 16 bytes, or to K * sizeof(T) when that is smaller).
   template <int K, class T>
   KOKKOS_INLINE_FUNCTION static void load(const T* p, T (&out)[K]) {
 #if defined(__CUDA_ARCH__)
@@ -79,6 +80,12 @@ struct Warp<Kokkos::Cuda> {
       const int4* src = reinterpret_cast<const int4*>(p);
       for (int i = 0; i < bytes / 16; ++i) raw[i] = __ldg(src + i);
       memcpy(static_cast<void*>(out), raw, bytes);
+    } else if constexpr (bytes == 8) {
+      const uint2 raw = __ldg(reinterpret_cast<const uint2*>(p));
+      memcpy(static_cast<void*>(out), &raw, bytes);
+    } else if constexpr (bytes == 4) {
+      const unsigned raw = __ldg(reinterpret_cast<const unsigned*>(p));
+      memcpy(static_cast<void*>(out), &raw, bytes);
     } else {
       for (int j = 0; j < K; ++j) out[j] = p[j];
     }

@@ -1,0 +1,691 @@
+// spk/formats/compressed_coo.hpp: compressed COO (Aliaga, Anzt, Quintana-Orti, Tomas, Tsai 2020):
+// balanced COO whose chunks each pick the smallest encoding of their indices (8-bit row offsets,
+// 8/16/32-bit column offsets from a per-chunk baseline) and, when all their values are among the
+// matrix's 256 most frequent ones, 1-byte indices into that value table instead of the values.
+// Layout and kernel: impl/compressed_coo_spmv.hpp. Built from CSR on the device.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <spk/csr_matrix.hpp>
+#include <spk/error.hpp>
+#include <spk/impl/compressed_coo_spmv.hpp>
+#include <spk/impl/coo_spmv.hpp>
+#include <spk/impl/format_common.hpp>
+#include <spk/impl/format_convert.hpp>
+#include <spk/impl/kokkos_compat.hpp>
+#include <spk/impl/radix_sort.hpp>
+#include <spk/impl/search.hpp>
+#include <spk/mode.hpp>
+#include <spk/scalar.hpp>
+
+namespace spk {
+
+/// Options of the conversion CSR -> compressed COO.
+struct CompressedCooOptions {
+  /// B: slots (threads) per chunk, a multiple of 32 in [32, 256] (row offsets are 8 bits).
+  int threads_per_chunk = 256;
+  /// K: entries per slot, 1, 2, 4 or 8; 0 = the largest K whose estimated size is within 3% of
+  /// the smallest (rows are padded to whole slots of K, so short rows prefer small K).
+  int entries_per_thread = 0;
+  /// Encode the values of a chunk as 1-byte indices when all of them are in the table of the
+  /// matrix's 256 most frequent values (value types of at most 8 bytes; complex<double> is
+  /// always stored raw).
+  bool value_table = true;
+};
+
+/// Launch parameters of compressed COO SpMV (the chunk shape B x K is the matrix's).
+struct CompressedCooSpmvParams {
+  CooAccumulate accumulate = CooAccumulate::direct;
+};
+
+inline std::string describe(const CompressedCooSpmvParams& p) { return to_string(p.accumulate); }
+
+/// What the chunks of a compressed COO matrix use (counts of chunks).
+struct CompressedCooStats {
+  std::int64_t chunks = 0;
+  std::int64_t col8 = 0, col16 = 0, col32 = 0;  ///< column offset widths
+  std::int64_t table_values = 0;                ///< values as 1-byte table indices
+  std::int64_t single_row = 0;                  ///< no row offsets stored
+  std::int64_t stored_entries = 0;              ///< slots x K (fillers and padding included)
+  int table_size = 0;                           ///< distinct values in the table
+  double table_coverage = 0;                    ///< share of the entries whose value is in it
+};
+
+namespace impl {
+
+/// The arrays of a compressed COO matrix (see CompressedCooMatrix).
+template <class S, class O, class D>
+struct CompressedCooArrays {
+  Kokkos::View<std::uint8_t*, D> codes;
+  Kokkos::View<O*, D> base_row;
+  Kokkos::View<O*, D> base_col;
+  Kokkos::View<std::uint64_t*, D> offsets;
+  Kokkos::View<std::uint8_t*, D> blob;
+  Kokkos::View<S*, D> table;
+  int slots = 256;
+  int k = 4;
+  double table_coverage = 0;
+};
+
+/// The bit pattern of a value (at most 8 bytes), zero-extended: equal values by their bits.
+template <class S>
+KOKKOS_INLINE_FUNCTION std::uint64_t value_bits(const S& v) {
+  static_assert(sizeof(S) <= 8, "value_bits: values of at most 8 bytes");
+  std::uint64_t b = 0;
+  memcpy(&b, &v, sizeof(S));
+  return b;
+}
+
+/// The table of the (at most) 256 most frequent values of `values` (by bit pattern, ties by
+/// the smaller pattern), always including zero (the filler value), as ascending bit patterns;
+/// `coverage` receives the share of the entries whose value is in it. On the device: a radix
+/// sort of the patterns, run lengths, a radix sort of the distinct patterns by decreasing
+/// count; O(nnz) work per pass.
+template <class ExecSpace, class S, class D>
+std::vector<std::uint64_t> frequent_values(const Kokkos::View<const S*, D>& values,
+                                           double& coverage) {
+  const std::int64_t n = std::int64_t(values.extent(0));
+  coverage = 0;
+  const std::uint64_t zero_bits = value_bits(scalar_traits<S>::zero());
+  if (n == 0) return {zero_bits};
+  Kokkos::View<std::uint64_t*, D> keys(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::ccoo::keys"), std::size_t(n));
+  Kokkos::parallel_for(
+      "spk::ccoo::value_bits", Range64<ExecSpace>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t k) { keys(k) = value_bits(values(k)); });
+  stable_radix_sort<ExecSpace>(keys, int(8 * sizeof(S)), RadixSortParams{});
+  // distinct patterns: heads of runs, numbered by a scan
+  Kokkos::View<std::int64_t*, D> head_pos("spk::ccoo::heads", std::size_t(n) + 1);
+  Kokkos::parallel_for(
+      "spk::ccoo::run_flags", Range64<ExecSpace>(0, n), KOKKOS_LAMBDA(const std::int64_t k) {
+        head_pos(k + 1) = (k == 0 || keys(k - 1) != keys(k)) ? 1 : 0;
+      });
+  const std::int64_t distinct = row_lengths_to_offsets<ExecSpace>(head_pos);
+  Kokkos::View<std::uint64_t*, D> uniq(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::ccoo::distinct"), std::size_t(distinct));
+  Kokkos::View<std::int64_t*, D> start(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::ccoo::run_start"),
+      std::size_t(distinct) + 1);
+  Kokkos::parallel_for(
+      "spk::ccoo::runs", Range64<ExecSpace>(0, n), KOKKOS_LAMBDA(const std::int64_t k) {
+        if (head_pos(k + 1) != head_pos(k)) {
+          uniq(head_pos(k)) = keys(k);
+          start(head_pos(k)) = k;
+        }
+        if (k == n - 1) start(distinct) = n;
+      });
+  // counts, then the distinct patterns by decreasing count (stable: ties keep ascending bits)
+  std::int64_t max_count = 0;
+  Kokkos::parallel_reduce(
+      "spk::ccoo::max_count", Range64<ExecSpace>(0, distinct),
+      KOKKOS_LAMBDA(const std::int64_t u, std::int64_t& m) {
+        const std::int64_t cnt = start(u + 1) - start(u);
+        m = cnt > m ? cnt : m;
+      },
+      Kokkos::Max<std::int64_t>(max_count));
+  Kokkos::View<std::int64_t*, D> order(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::ccoo::order"), std::size_t(distinct));
+  Kokkos::parallel_for(
+      "spk::ccoo::order_keys", Range64<ExecSpace>(0, distinct),
+      KOKKOS_LAMBDA(const std::int64_t u) { order(u) = max_count - (start(u + 1) - start(u)); });
+  Kokkos::View<std::int64_t*, D> count_of(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::ccoo::count_of"), std::size_t(distinct));
+  Kokkos::parallel_for(
+      "spk::ccoo::counts", Range64<ExecSpace>(0, distinct),
+      KOKKOS_LAMBDA(const std::int64_t u) { count_of(u) = start(u + 1) - start(u); });
+  stable_radix_sort<ExecSpace>(order, uniq, bit_width(std::uint64_t(max_count)), RadixSortParams{});
+  const std::int64_t top = distinct < 256 ? distinct : 256;
+  // counts of the top patterns: max_count - order key
+  auto h_order = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), Kokkos::subview(order, std::make_pair(std::int64_t(0), top)));
+  auto h_uniq = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), Kokkos::subview(uniq, std::make_pair(std::int64_t(0), top)));
+  std::vector<std::uint64_t> table;
+  std::int64_t covered = 0;
+  bool has_zero = false;
+  for (std::int64_t u = 0; u < top; ++u) {
+    table.push_back(h_uniq(u));
+    covered += max_count - h_order(u);
+    has_zero = has_zero || h_uniq(u) == zero_bits;
+  }
+  if (!has_zero) {
+    if (table.size() == 256) {
+      covered -= max_count - h_order(255);
+      table.pop_back();
+    }
+    table.push_back(zero_bits);
+  }
+  std::sort(table.begin(), table.end());
+  coverage = double(covered) / double(n);
+  return table;
+}
+
+/// Index of `bits` in the ascending table, or -1.
+template <class TableView>
+KOKKOS_INLINE_FUNCTION int table_index(const TableView& t, int size, std::uint64_t bits) {
+  int lo = 0, hi = size;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (t(mid) < bits)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < size && t(lo) == bits ? lo : -1;
+}
+
+/// Value table of a matrix: patterns (for encoding) and values, on device D.
+template <class S, class D, bool Enabled = (sizeof(S) <= 8)>
+struct ValueTable {
+  Kokkos::View<std::uint64_t*, D> bits;
+  Kokkos::View<S*, D> values;
+  double coverage = 0;
+
+  template <class ExecSpace>
+  static ValueTable build(const Kokkos::View<const S*, D>& v) {
+    ValueTable t;
+    const auto host = frequent_values<ExecSpace>(v, t.coverage);
+    Kokkos::View<std::uint64_t*, Kokkos::HostSpace> hb("spk::ccoo::table_bits", host.size());
+    Kokkos::View<S*, Kokkos::HostSpace> hv("spk::ccoo::table", host.size());
+    for (std::size_t i = 0; i < host.size(); ++i) {
+      hb(i) = host[i];
+      std::memcpy(static_cast<void*>(&hv(i)), &host[i], sizeof(S));
+    }
+    t.bits = Kokkos::View<std::uint64_t*, D>("spk::ccoo::table_bits", host.size());
+    t.values = Kokkos::View<S*, D>("spk::ccoo::table", host.size());
+    Kokkos::deep_copy(t.bits, hb);
+    Kokkos::deep_copy(t.values, hv);
+    return t;
+  }
+  KOKKOS_INLINE_FUNCTION int find(const S& v) const {
+    return table_index(bits, int(bits.extent(0)), value_bits(v));
+  }
+};
+template <class S, class D>
+struct ValueTable<S, D, false> {  // values wider than 8 bytes: no table
+  Kokkos::View<std::uint64_t*, D> bits;
+  Kokkos::View<S*, D> values;
+  double coverage = 0;
+  template <class ExecSpace>
+  static ValueTable build(const Kokkos::View<const S*, D>&) {
+    return {};
+  }
+  KOKKOS_INLINE_FUNCTION int find(const S&) const { return -1; }
+};
+
+/// Slot count of a row of len entries with K entries per slot (an empty row takes one).
+KOKKOS_INLINE_FUNCTION std::int64_t slots_of(std::int64_t len, int k) {
+  return len > 0 ? (len + k - 1) / k : 1;
+}
+
+/// Estimated bytes per row-slot choice: the K that compressed_coo will use (see
+/// CompressedCooOptions::entries_per_thread).
+template <class ExecSpace, class Csr>
+int choose_slot_entries(const Csr& a, double value_bytes) {
+  const auto row_map = a.row_map();
+  double best = -1;
+  double est[4];
+  const int ks[4] = {1, 2, 4, 8};
+  for (int i = 0; i < 4; ++i) {
+    const int k = ks[i];
+    std::int64_t slots = 0;
+    Kokkos::parallel_reduce(
+        "spk::ccoo::count_slots", Range64<ExecSpace>(0, std::int64_t(a.nrows())),
+        KOKKOS_LAMBDA(const std::int64_t r, std::int64_t& sum) {
+          sum += slots_of(std::int64_t(row_map(r + 1)) - std::int64_t(row_map(r)), k);
+        },
+        slots);
+    // 2-byte column offsets assumed; one row-offset byte per slot
+    est[i] = double(slots) * (double(k) * (2.0 + value_bytes) + 1.0);
+    if (best < 0 || est[i] < best) best = est[i];
+  }
+  for (int i = 3; i >= 0; --i)
+    if (est[i] <= 1.03 * best) return ks[i];
+  return 4;
+}
+
+/// Compressed COO arrays of `a`, built on its device (see the file comment of
+/// impl/compressed_coo_spmv.hpp for the layout): slots per row and their scan, each slot's row,
+/// the value table, then one thread per chunk measuring it (baseline column, column width,
+/// table use, single row, neighbours) and, after a scan of the chunk sizes, filling its blob.
+/// O(nnz + nrows) work plus the value table's sorts.
+template <class S, class O, class F, class D>
+CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_compressed_coo(
+    const CsrMatrix<S, O, F, D>& a, const CompressedCooOptions& opt) {
+  using dev = typename CsrMatrix<S, O, F, D>::device_type;
+  using exec = typename dev::execution_space;
+  const char* where = "spk::CompressedCooMatrix";
+  require(opt.threads_per_chunk >= 32 && opt.threads_per_chunk <= 256 &&
+              opt.threads_per_chunk % 32 == 0,
+          where, "threads_per_chunk B = ", opt.threads_per_chunk,
+          " must be a multiple of 32 in [32, 256] (row offsets are 8 bits)");
+  require(opt.entries_per_thread == 0 || opt.entries_per_thread == 1 ||
+              opt.entries_per_thread == 2 || opt.entries_per_thread == 4 ||
+              opt.entries_per_thread == 8,
+          where, "entries_per_thread K = ", opt.entries_per_thread,
+          " must be 0 (choose), 1, 2, 4 or 8");
+  CompressedCooArrays<S, O, dev> r;
+  const int B = opt.threads_per_chunk;
+  r.slots = B;
+  const std::int64_t nrows = a.nrows();
+  const auto row_map = a.row_map();
+  const auto in_cols = a.col_idx();
+  const auto in_vals = a.values();
+  using table_type = ValueTable<S, dev>;
+  const table_type table = opt.value_table && a.nnz() > 0
+                               ? table_type::template build<exec>(in_vals)
+                               : table_type{};
+  r.table = table.values;
+  r.table_coverage = table.coverage;
+  const bool use_table = table.bits.extent(0) > 0;
+  const int K = opt.entries_per_thread > 0
+                    ? opt.entries_per_thread
+                    : choose_slot_entries<exec>(a, use_table && table.coverage >= 0.9
+                                                       ? 1.0
+                                                       : double(sizeof(S)));
+  r.k = K;
+  // slots: per row, scanned
+  Kokkos::View<std::int64_t*, dev> slot_start("spk::ccoo::slot_start", std::size_t(nrows) + 1);
+  Kokkos::parallel_for(
+      "spk::ccoo::slots", Range64<exec>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
+        slot_start(i + 1) = slots_of(std::int64_t(row_map(i + 1)) - std::int64_t(row_map(i)), K);
+      });
+  const std::int64_t n_slots = row_lengths_to_offsets<exec>(slot_start);
+  const std::int64_t n_chunks = (n_slots + B - 1) / B;
+  Kokkos::View<O*, dev> slot_row(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                    "spk::ccoo::slot_row"),
+                                 std::size_t(n_chunks * B));
+  Kokkos::parallel_for(
+      "spk::ccoo::slot_rows", Range64<exec>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
+        for (std::int64_t s = slot_start(i); s < slot_start(i + 1); ++s) slot_row(s) = O(i);
+      });
+  Kokkos::parallel_for(
+      "spk::ccoo::pad_slots", Range64<exec>(n_slots, n_chunks * B),
+      KOKKOS_LAMBDA(const std::int64_t s) { slot_row(s) = O(nrows - 1); });
+  // per chunk: code, baselines, bytes
+  r.codes = Kokkos::View<std::uint8_t*, dev>("spk::ccoo::codes", std::size_t(n_chunks));
+  r.base_row = Kokkos::View<O*, dev>("spk::ccoo::base_row", std::size_t(n_chunks));
+  r.base_col = Kokkos::View<O*, dev>("spk::ccoo::base_col", std::size_t(n_chunks));
+  r.offsets = Kokkos::View<std::uint64_t*, dev>("spk::ccoo::offsets", std::size_t(n_chunks) + 1);
+  const auto codes = r.codes;
+  const auto base_row = r.base_row;
+  const auto base_col = r.base_col;
+  const auto offsets = r.offsets;
+  // entry j of slot s: its CSR position, or -1 for a filler
+  const auto entry_of = KOKKOS_LAMBDA(const std::int64_t s, const int j)->std::int64_t {
+    const O i = slot_row(s);
+    const std::int64_t e =
+        std::int64_t(row_map(i)) + (s - slot_start(i)) * std::int64_t(K) + std::int64_t(j);
+    return e < std::int64_t(row_map(i + 1)) ? e : -1;
+  };
+  std::int64_t wide = 0;
+  Kokkos::parallel_reduce(
+      "spk::ccoo::measure", Range64<exec>(0, n_chunks),
+      KOKKOS_LAMBDA(const std::int64_t c, std::int64_t& too_wide) {
+        const std::int64_t s0 = c * B, s1 = s0 + B - 1;
+        std::int64_t lo = -1, hi = -1;
+        bool in_table = use_table;
+        for (std::int64_t s = s0; s <= s1; ++s) {
+          for (int j = 0; j < K; ++j) {
+            const std::int64_t e = entry_of(s, j);
+            if (e < 0) continue;
+            const std::int64_t col = std::int64_t(in_cols(e));
+            lo = lo < 0 || col < lo ? col : lo;
+            hi = col > hi ? col : hi;
+            if (in_table && table.find(in_vals(e)) < 0) in_table = false;
+          }
+        }
+        if (lo < 0) lo = hi = 0;  // only fillers
+        const std::uint64_t span = std::uint64_t(hi - lo);
+        const std::uint8_t width = span < 256u ? 0 : span < 65536u ? 1 : 2;
+        if (span > 0xffffffffull) too_wide += 1;
+        const bool single = slot_row(s0) == slot_row(s1);
+        std::uint8_t code = width;
+        if (in_table) code |= CooChunkCode::table;
+        if (single) code |= CooChunkCode::single_row;
+        if (c > 0 && slot_row(s0 - 1) == slot_row(s0)) code |= CooChunkCode::first_continues;
+        if (c + 1 < n_chunks && slot_row(s1 + 1) == slot_row(s1))
+          code |= CooChunkCode::last_continues;
+        codes(c) = code;
+        base_row(c) = slot_row(s0);
+        base_col(c) = O(lo);
+        const std::uint64_t entries = std::uint64_t(B) * std::uint64_t(K);
+        offsets(c + 1) = (single ? 0 : blob_part(std::uint64_t(B))) +
+                         blob_part(entries << width) +
+                         blob_part(entries * (in_table ? 1 : sizeof(S)));
+      },
+      wide);
+  require(wide == 0, where, wide, " chunks span more than 2^32 columns");
+  std::uint64_t total = 0;  // offsets(c + 1) holds chunk c's bytes: scan them in place
+  Kokkos::parallel_scan(
+      "spk::ccoo::offsets", Range64<exec>(0, n_chunks),
+      KOKKOS_LAMBDA(const std::int64_t c, std::uint64_t& sum, const bool final) {
+        sum += offsets(c + 1);
+        if (final) offsets(c + 1) = sum;
+      },
+      total);
+  r.blob = Kokkos::View<std::uint8_t*, dev>("spk::ccoo::blob", std::size_t(total));
+  const auto blob = r.blob;
+  Kokkos::parallel_for(
+      "spk::ccoo::fill", Range64<exec>(0, n_chunks), KOKKOS_LAMBDA(const std::int64_t c) {
+        const std::uint8_t code = codes(c);
+        const bool single = (code & CooChunkCode::single_row) != 0;
+        const int width = code & CooChunkCode::col_width_mask;
+        const bool tab = (code & CooChunkCode::table) != 0;
+        std::uint8_t* p = blob.data() + offsets(c);
+        std::uint8_t* cols = p + (single ? 0 : blob_part(std::uint64_t(B)));
+        std::uint8_t* vals = cols + blob_part((std::uint64_t(B) * std::uint64_t(K)) << width);
+        const std::int64_t s0 = c * B;
+        const std::int64_t r0 = std::int64_t(slot_row(s0));
+        for (int q = 0; q < B; ++q) {
+          const std::int64_t s = s0 + q;
+          if (!single) p[q] = std::uint8_t(std::int64_t(slot_row(s)) - r0);
+          for (int j = 0; j < K; ++j) {
+            const std::int64_t e = entry_of(s, j);
+            const std::int64_t t = std::int64_t(q) * K + j;
+            const std::uint32_t off =
+                e < 0 ? 0u : std::uint32_t(std::int64_t(in_cols(e)) - std::int64_t(base_col(c)));
+            if (width == 0)
+              cols[t] = std::uint8_t(off);
+            else if (width == 1)
+              reinterpret_cast<std::uint16_t*>(cols)[t] = std::uint16_t(off);
+            else
+              reinterpret_cast<std::uint32_t*>(cols)[t] = off;
+            const S v = e < 0 ? scalar_traits<S>::zero() : in_vals(e);
+            if (tab)
+              vals[t] = std::uint8_t(table.find(v));
+            else
+              reinterpret_cast<S*>(vals)[t] = v;
+          }
+        }
+      });
+  return r;
+}
+
+}  // namespace impl
+
+/// Compressed COO matrix (see the file comment and impl/compressed_coo_spmv.hpp). The values
+/// are those of the CSR input in stored order; rows padded to whole slots of K entries with
+/// zeros, so to_csr() returns the input without its zero-valued entries. Template parameters as
+/// spk::CsrMatrix. Copies are shallow.
+template <class Scalar, class Ordinal = int, class Offset = int,
+          class Device = Kokkos::DefaultExecutionSpace>
+class CompressedCooMatrix {
+ public:
+  using value_type = Scalar;
+  using ordinal_type = Ordinal;
+  using size_type = Offset;
+  using device_type = impl::device_t<Device>;
+  using execution_space = typename device_type::execution_space;
+  using memory_space = typename device_type::memory_space;
+  using csr_type = CsrMatrix<Scalar, Ordinal, Offset, Device>;
+  static constexpr const char* name = "compressed-coo";
+
+  /// An empty 0 x 0 matrix.
+  CompressedCooMatrix() = default;
+
+  /// Converts a CSR matrix on its device. Throws std::invalid_argument on invalid options.
+  explicit CompressedCooMatrix(const csr_type& a, const CompressedCooOptions& options = {})
+      : nrows_(a.nrows()), ncols_(a.ncols()), nnz_(std::int64_t(a.nnz())) {
+    const auto arr = impl::csr_to_compressed_coo(a, options);
+    codes_ = arr.codes;
+    base_row_ = arr.base_row;
+    base_col_ = arr.base_col;
+    offsets_ = arr.offsets;
+    blob_ = arr.blob;
+    table_ = arr.table;
+    slots_ = arr.slots;
+    k_ = arr.k;
+    table_coverage_ = arr.table_coverage;
+  }
+
+  ordinal_type nrows() const { return nrows_; }
+  ordinal_type ncols() const { return ncols_; }
+  /// Entries of the CSR input (duplicates counted).
+  std::int64_t nnz() const { return nnz_; }
+  /// B: slots per chunk.
+  int slots_per_chunk() const { return slots_; }
+  /// K: entries per slot.
+  int entries_per_slot() const { return k_; }
+  std::int64_t n_chunks() const { return std::int64_t(codes_.extent(0)); }
+
+  /// Bytes held by the arrays: blob, per-chunk code, baselines and offset, value table.
+  std::size_t memory_bytes() const {
+    return blob_.extent(0) + codes_.extent(0) * (1 + 2 * sizeof(ordinal_type)) +
+           offsets_.extent(0) * sizeof(std::uint64_t) + table_.extent(0) * sizeof(value_type);
+  }
+
+  /// Counts of the chunk encodings (reads the codes on the host).
+  CompressedCooStats stats() const {
+    CompressedCooStats st;
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), codes_);
+    st.chunks = std::int64_t(h.extent(0));
+    for (std::size_t c = 0; c < h.extent(0); ++c) {
+      const int w = h(c) & impl::CooChunkCode::col_width_mask;
+      (w == 0 ? st.col8 : w == 1 ? st.col16 : st.col32) += 1;
+      if (h(c) & impl::CooChunkCode::table) ++st.table_values;
+      if (h(c) & impl::CooChunkCode::single_row) ++st.single_row;
+    }
+    st.stored_entries = st.chunks * slots_ * k_;
+    st.table_size = int(table_.extent(0));
+    st.table_coverage = table_coverage_;
+    return st;
+  }
+
+  /// The input in CSR on the same device, zero-valued entries dropped (fillers cannot be told
+  /// from stored zeros); order and duplicates as given. O(stored entries).
+  csr_type to_csr() const;
+
+  /// The arrays as the kernels read them.
+  impl::CompressedCooData<value_type, ordinal_type, device_type> data() const {
+    return {codes_, base_row_, base_col_, offsets_, blob_, table_, slots_, k_, n_chunks()};
+  }
+
+  Kokkos::View<value_type*, device_type>& carry_cache() const { return *carry_; }
+  Kokkos::View<value_type*, device_type>& head_cache() const { return *head_; }
+
+ private:
+  ordinal_type nrows_ = 0;
+  ordinal_type ncols_ = 0;
+  std::int64_t nnz_ = 0;
+  Kokkos::View<std::uint8_t*, device_type> codes_;
+  Kokkos::View<ordinal_type*, device_type> base_row_;
+  Kokkos::View<ordinal_type*, device_type> base_col_;
+  Kokkos::View<std::uint64_t*, device_type> offsets_;
+  Kokkos::View<std::uint8_t*, device_type> blob_;
+  Kokkos::View<value_type*, device_type> table_;
+  int slots_ = 256;
+  int k_ = 4;
+  double table_coverage_ = 0;
+  std::shared_ptr<Kokkos::View<value_type*, device_type>> carry_ =
+      std::make_shared<Kokkos::View<value_type*, device_type>>();
+  std::shared_ptr<Kokkos::View<value_type*, device_type>> head_ =
+      std::make_shared<Kokkos::View<value_type*, device_type>>();
+};
+
+namespace impl {
+
+/// Calls f(row, col, value) for every stored entry of chunk c with a nonzero value, in order.
+template <class S, class O, class D, class Fn>
+KOKKOS_INLINE_FUNCTION void for_each_chunk_entry(const CompressedCooData<S, O, D>& a,
+                                                 std::int64_t c, const Fn& f) {
+  const std::uint8_t code = a.codes(c);
+  const bool single = (code & CooChunkCode::single_row) != 0;
+  const int width = code & CooChunkCode::col_width_mask;
+  const std::uint8_t* p = a.blob.data() + a.offsets(c);
+  const std::uint8_t* cols = p + (single ? 0 : blob_part(std::uint64_t(a.slots)));
+  const std::uint8_t* vals =
+      cols + blob_part((std::uint64_t(a.slots) * std::uint64_t(a.k)) << width);
+  for (int q = 0; q < a.slots; ++q) {
+    const O r = single ? a.base_row(c) : O(a.base_row(c) + O(p[q]));
+    for (int j = 0; j < a.k; ++j) {
+      const std::int64_t t = std::int64_t(q) * a.k + j;
+      const std::uint32_t off = width == 0   ? cols[t]
+                                : width == 1 ? reinterpret_cast<const std::uint16_t*>(cols)[t]
+                                             : reinterpret_cast<const std::uint32_t*>(cols)[t];
+      const S v = (code & CooChunkCode::table) ? a.table(vals[t])
+                                               : reinterpret_cast<const S*>(vals)[t];
+      if (!(v == scalar_traits<S>::zero())) f(r, O(a.base_col(c) + O(off)), v);
+    }
+  }
+}
+
+}  // namespace impl
+
+template <class S, class O, class F, class D>
+typename CompressedCooMatrix<S, O, F, D>::csr_type CompressedCooMatrix<S, O, F, D>::to_csr()
+    const {
+  using exec = execution_space;
+  const auto d = data();
+  const std::int64_t nrows = nrows_;
+  Kokkos::View<F*, device_type> row_map("spk::to_csr::row_map", std::size_t(nrows) + 1);
+  // a row's entries may lie in several chunks: count with atomics, then place each chunk's
+  // entries after those of the chunks before it (chunks are in row order)
+  Kokkos::parallel_for(
+      "spk::ccoo_to_csr::count", impl::Range64<exec>(0, d.n_chunks),
+      KOKKOS_LAMBDA(const std::int64_t c) {
+        impl::for_each_chunk_entry(d, c, [&](O r, O, const S&) {
+          Kokkos::atomic_add(&row_map(r + 1), F(1));
+        });
+      });
+  const std::int64_t nnz = impl::row_lengths_to_offsets<exec>(row_map);
+  csr_type b(nrows_, ncols_, typename csr_type::row_map_type(row_map),
+             typename csr_type::index_type(
+                 Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::col_idx"),
+                 std::size_t(nnz)),
+             typename csr_type::values_type(
+                 Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::csr::values"),
+                 std::size_t(nnz)));
+  const auto out_cols = b.col_idx();
+  const auto out_vals = b.values();
+  // sequential over chunks within a row: one pass per chunk in order is correct but serial, so
+  // each chunk first counts what earlier chunks put in its first row (they are contiguous)
+  Kokkos::View<F*, device_type> first_fill("spk::ccoo_to_csr::first_fill",
+                                           std::size_t(d.n_chunks) + 1);
+  Kokkos::parallel_for(
+      "spk::ccoo_to_csr::first_counts", impl::Range64<exec>(0, d.n_chunks),
+      KOKKOS_LAMBDA(const std::int64_t c) {
+        // entries of this chunk in the last row of the chunk, to pass on
+        const O last = d.slot_row(c, d.slots - 1);
+        F n = 0;
+        impl::for_each_chunk_entry(d, c, [&](O r, O, const S&) { n += r == last ? 1 : 0; });
+        first_fill(c + 1) = n;
+      });
+  Kokkos::parallel_for(
+      "spk::ccoo_to_csr::fill", impl::Range64<exec>(0, d.n_chunks),
+      KOKKOS_LAMBDA(const std::int64_t c) {
+        const O first = d.base_row(c);
+        // entries of `first` placed by earlier chunks: walk back while they end in that row
+        F before = 0;
+        for (std::int64_t q = c - 1; q >= 0 && d.slot_row(q, d.slots - 1) == first; --q) {
+          before += first_fill(q + 1);
+          if (!(d.codes(q) & impl::CooChunkCode::single_row)) break;
+        }
+        O cur = first;
+        F pos = row_map(first) + before;
+        impl::for_each_chunk_entry(d, c, [&](O r, O col, const S& v) {
+          if (r != cur) {
+            cur = r;
+            pos = row_map(r);
+          }
+          out_cols(pos) = col;
+          out_vals(pos) = v;
+          ++pos;
+        });
+      });
+  return b;
+}
+
+/// The launch spmv uses for `a` (nothing to choose: the chunk shape is the matrix's).
+template <class S, class O, class F, class D>
+CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& /*a*/, Mode,
+                                       const CompressedCooSpmvParams& params = {}) {
+  return params;
+}
+
+namespace impl {
+
+template <int K, bool Trans, bool Atomic, class S, class O, class F, class D, class XView,
+          class YView>
+void compressed_coo_launch(Mode mode, S alpha, const CompressedCooMatrix<S, O, F, D>& a,
+                           const XView& x, S beta, const YView& y) {
+  using Matrix = CompressedCooMatrix<S, O, F, D>;
+  using dev = typename Matrix::device_type;
+  using exec = typename Matrix::execution_space;
+  using functor = CompressedCooSpmv<S, O, dev, XView, YView, K, Trans, Atomic>;
+  const bool gpu = is_gpu_space<exec>();
+  const int lanes = Warp<exec>::size;
+  const int B = a.slots_per_chunk();
+  const int wslots = gpu ? lanes : B;
+  const int warps = B / wslots;
+  const auto data = a.data();
+  const std::int64_t nwindows = data.n_chunks * warps;
+  auto& carry = a.carry_cache();
+  auto& head = a.head_cache();
+  if (!Trans && !Atomic) coo_window_partials(nwindows, carry, head);
+  functor f{data,
+            x,
+            CooOutput<S, O, YView, dev, Atomic>{y, alpha, beta, beta == scalar_traits<S>::zero(),
+                                                carry, head},
+            mode == Mode::H,
+            wslots,
+            wslots / lanes,
+            nwindows};
+  Kokkos::TeamPolicy<exec> policy(data.n_chunks, warps, lanes);
+  check_team_size(policy, f, warps, lanes);
+  Kokkos::parallel_for(Trans ? "spk::compressed_coo_spmv_t" : "spk::compressed_coo_spmv", policy,
+                       f);
+  if (!Trans && !Atomic)
+    coo_window_fixup<exec>(nwindows, CompressedCooWindows<S, O, dev>{data, wslots}, carry, head,
+                           alpha, beta, y);
+}
+
+template <int K, class S, class O, class F, class D, class XView, class YView>
+void compressed_coo_dispatch(const CompressedCooSpmvParams& p, Mode mode, S alpha,
+                             const CompressedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
+                             const YView& y) {
+  if (mode != Mode::N)
+    compressed_coo_launch<K, true, false>(mode, alpha, a, x, beta, y);
+  else if (p.accumulate == CooAccumulate::atomic)
+    compressed_coo_launch<K, false, true>(mode, alpha, a, x, beta, y);
+  else
+    compressed_coo_launch<K, false, false>(mode, alpha, a, x, beta, y);
+}
+
+}  // namespace impl
+
+/// y = alpha * op(A) * x + beta * y with A in compressed COO; op = N, T or H as for balanced COO.
+/// beta == 0 overwrites y. Throws std::invalid_argument on size mismatch.
+/// O(stored entries) work, balanced over the teams.
+template <class S, class O, class F, class D, class XView, class YView>
+void spmv(Mode mode, typename CompressedCooMatrix<S, O, F, D>::value_type alpha,
+          const CompressedCooMatrix<S, O, F, D>& a, const XView& x,
+          typename CompressedCooMatrix<S, O, F, D>::value_type beta, const YView& y,
+          const CompressedCooSpmvParams& params = {}) {
+  using Matrix = CompressedCooMatrix<S, O, F, D>;
+  using exec = typename Matrix::execution_space;
+  static_assert(impl::check_vector_types<S, exec, XView, YView>(),
+                "spk::spmv: invalid vector types");
+  impl::check_vector_sizes("spk::spmv", mode != Mode::N, a.nrows(), a.ncols(), x, y,
+                           to_string(mode));
+  const bool atomic = mode != Mode::N || params.accumulate == CooAccumulate::atomic;
+  const bool empty = a.nrows() == 0 || a.ncols() == 0;
+  if (atomic || empty) impl::scale_vector(exec(), beta, y);
+  if (empty) return;
+  switch (a.entries_per_slot()) {
+    case 1: impl::compressed_coo_dispatch<1>(params, mode, alpha, a, x, beta, y); break;
+    case 2: impl::compressed_coo_dispatch<2>(params, mode, alpha, a, x, beta, y); break;
+    case 4: impl::compressed_coo_dispatch<4>(params, mode, alpha, a, x, beta, y); break;
+    default: impl::compressed_coo_dispatch<8>(params, mode, alpha, a, x, beta, y); break;
+  }
+}
+
+}  // namespace spk

@@ -1,0 +1,215 @@
+// Tests of spk/formats/compressed_coo.hpp: the chunk encodings (8/16/32-bit column offsets,
+// value table, single-row chunks, fillers), the round trip to_csr(), the value table itself, and
+// SpMV (N direct and atomic, T / H) for every chunk shape against the host reference.
+#include <string>
+#include <vector>
+
+#include <spk/formats/compressed_coo.hpp>
+
+#include "format_checks.hpp"
+#include "test_common.hpp"
+
+namespace {
+
+using spk_test::RoundTrip;
+
+std::vector<spk::CompressedCooSpmvParams> ccoo_params() {
+  spk::CompressedCooSpmvParams atomic;
+  atomic.accumulate = spk::CooAccumulate::atomic;
+  return {spk::CompressedCooSpmvParams{}, atomic};
+}
+
+/// Chunk shapes checked on every matrix: the default (B = 256, K chosen), and small chunks
+/// (many windows, rows crossing them) with every K, with and without the value table.
+std::vector<spk::CompressedCooOptions> ccoo_shapes() {
+  std::vector<spk::CompressedCooOptions> all{{}};
+  for (int k : {1, 2, 4, 8}) {
+    spk::CompressedCooOptions o;
+    o.threads_per_chunk = 32;
+    o.entries_per_thread = k;
+    all.push_back(o);
+  }
+  spk::CompressedCooOptions raw;
+  raw.threads_per_chunk = 64;
+  raw.entries_per_thread = 2;
+  raw.value_table = false;
+  all.push_back(raw);
+  return all;
+}
+
+template <class Device, class S, class O>
+void check_ccoo(const spk_test::HostCsr<S, O>& a, std::uint64_t seed) {
+  for (const auto& o : ccoo_shapes()) {
+    INFO("B " << o.threads_per_chunk << ", K " << o.entries_per_thread << ", table "
+              << o.value_table);
+    spk_test::check_format<Device>(
+        a,
+        [&](const spk::CsrMatrix<S, O, int, Device>& d) {
+          return spk::CompressedCooMatrix<S, O, int, Device>(d, o);
+        },
+        ccoo_params(), seed, RoundTrip::without_zeros);
+  }
+}
+
+/// A random matrix whose values come from `distinct` values (the value table's case), with
+/// explicit zeros among them.
+template <class S>
+spk_test::HostCsr<S, int> few_values(int nrows, int ncols, int mean, int distinct,
+                                     std::uint64_t seed) {
+  auto a = spk_test::random_csr<S, int>(nrows, ncols, mean, seed);
+  std::mt19937_64 rng(seed + 1);
+  std::vector<S> pool;
+  for (int i = 0; i < distinct; ++i) pool.push_back(spk_test::random_value<S>(rng));
+  pool.push_back(spk::scalar_traits<S>::zero());
+  for (int k = 0; k < a.nnz(); ++k) a.values()(k) = pool[std::size_t(rng() % pool.size())];
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("compressed coo spmv matches the host reference", Device, ccoo_spmv) {
+  spk_test::for_each_type<spk_test::all_scalars>([](auto* tag) {
+    using S = std::remove_pointer_t<decltype(tag)>;
+    // random, larger than a warp, with empty rows: 8-bit (200 columns), 16-bit (5000) and
+    // 32-bit (100000) column offsets; int64 ordinals, non-square
+    check_ccoo<Device>(spk_test::random_csr<S, int>(300, 200, 6, 1), 3);
+    check_ccoo<Device>(spk_test::random_csr<S, int>(300, 5000, 6, 2), 5);
+    check_ccoo<Device>(spk_test::random_csr<S, long long>(150, 100000, 3, 2), 7);
+    // values from a small set (table encoding), with stored zeros
+    check_ccoo<Device>(few_values<S>(400, 300, 5, 7, 3), 9);
+    // one row (single-row chunks); one column; 0 nonzeros; 0 x 0; empty dimensions
+    check_ccoo<Device>(spk_test::random_csr<S, int>(1, 900, 700, 3), 11);
+    check_ccoo<Device>(spk_test::random_csr<S, int>(90, 1, 1, 4), 13);
+    check_ccoo<Device>(spk_test::random_csr<S, int>(40, 30, 0, 5), 15);
+    check_ccoo<Device>(spk_test::random_csr<S, int>(0, 0, 0, 6), 17);
+    check_ccoo<Device>(spk_test::random_csr<S, int>(0, 5, 0, 6), 17);
+    check_ccoo<Device>(spk_test::random_csr<S, int>(7, 0, 0, 6), 17);
+    // one dense row among short ones
+    check_ccoo<Device>(spk_test::random_csr<S, int>(150, 170, 3, 7, 40), 19);
+    // duplicate entries, from CSR and from COO
+    check_ccoo<Device>(spk_test::csr_with_duplicates<S, int>(8), 21);
+    check_ccoo<Device>(spk_test::csr_from_coo_with_duplicates<S, int>(9), 23);
+  });
+}
+TEST_CASE_TEMPLATE_APPLY(ccoo_spmv, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("compressed coo on generated matrices", Device, ccoo_generated) {
+  for (const auto& g : spk_test::generated_matrices<double>()) {
+    INFO("matrix " << g.first);
+    check_ccoo<Device>(g.second, 25);
+  }
+  // long rows crossing many chunks next to empty ones
+  check_ccoo<Device>(spk_test::random_csr<double, int>(9, 3000, 600, 9), 27);
+}
+TEST_CASE_TEMPLATE_APPLY(ccoo_generated, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("compressed coo on the shared real matrices", Device, ccoo_real) {
+  spk_test::for_each_shared_matrix(
+      "compressed-coo", [](const auto& host, const std::string&, bool complex) {
+        using S = typename std::decay_t<decltype(host)>::value_type;
+        const auto a = spk::copy_to<Device>(host);
+        spk::CompressedCooOptions small;
+        small.threads_per_chunk = 32;
+        small.entries_per_thread = 2;
+        for (const auto& o : {spk::CompressedCooOptions{}, small}) {
+          const spk::CompressedCooMatrix<S, int, int, Device> f(a, o);
+          spk_test::check_round_trip(host, spk::to_host(f.to_csr()), RoundTrip::without_zeros);
+          const S alpha = spk::scalar_traits<S>::make(0.5, complex ? 0.25 : 0.0);
+          for (const auto& p : ccoo_params()) {
+            spk_test::check_format_spmv<Device>(f, host, spk::Mode::N, alpha, S(0), 17, p);
+            spk_test::check_format_spmv<Device>(f, host, spk::Mode::T, alpha, S(2), 19, p);
+            if (complex)
+              spk_test::check_format_spmv<Device>(f, host, spk::Mode::H, alpha, S(2), 23, p);
+          }
+        }
+        return true;
+      });
+}
+TEST_CASE_TEMPLATE_APPLY(ccoo_real, spk_test::all_devices);
+
+TEST_CASE("compressed coo: chunk encodings, value table and memory") {
+  using D = spk::impl::HostDevice;
+  // 2D 5-point Poisson: two distinct values (4, -1) and zero in the table; 900 rows of <= 5
+  // entries with K = 1 and B = 32: 4380 slots, 137 chunks, column spans < 256 within a chunk
+  const auto p = spk::generate::poisson2d_5pt<double, int, int, D>(30);
+  spk::CompressedCooOptions o;
+  o.threads_per_chunk = 32;
+  o.entries_per_thread = 1;
+  const spk::CompressedCooMatrix<double, int, int, D> c(p, o);
+  const auto st = c.stats();
+  CHECK(st.chunks == (p.nnz() + 31) / 32);
+  CHECK(st.table_size == 3);
+  CHECK(st.table_coverage == 1.0);
+  CHECK(st.table_values == st.chunks);
+  CHECK(st.col8 == st.chunks);
+  CHECK(st.single_row == 0);
+  // bytes: per chunk 32 row offsets, 32 column bytes, 32 table indices + code, 2 baselines, offset
+  CHECK(c.memory_bytes() ==
+        std::size_t(st.chunks) * (96 + 1 + 8) + std::size_t(st.chunks + 1) * 8 + 3 * 8);
+  CHECK(double(c.memory_bytes()) < 0.4 * double(p.memory_bytes()));
+  // random values: no table; scattered columns of a wide matrix: 32-bit offsets
+  const spk::CompressedCooMatrix<double, int, int, D> w(
+      spk_test::random_csr<double, int>(3000, 1000000, 1, 4), o);
+  const auto sw = w.stats();
+  CHECK(sw.table_values == 0);
+  CHECK(sw.col32 == sw.chunks);
+  // one full row of 100000 entries: single-row chunks with 8-bit column offsets
+  const spk::CompressedCooMatrix<double, int, int, D> d(
+      spk_test::random_csr<double, int>(3, 100000, 20, 4, 1), o);
+  const auto sd = d.stats();
+  CHECK(sd.single_row >= 100000 / 32 - 2);
+  CHECK(sd.col8 >= 100000 / 32 - 2);
+  // K chosen by size: 5-point rows prefer small slots, 27-point rows large ones
+  CHECK(spk::CompressedCooMatrix<double, int, int, D>(p).entries_per_slot() <= 2);
+  CHECK(spk::CompressedCooMatrix<double, int, int, D>(
+            spk::generate::poisson3d_27pt<double, int, int, D>(8))
+            .entries_per_slot() >= 4);
+  // complex<double> is never tabled
+  const spk::CompressedCooMatrix<Kokkos::complex<double>, int, int, D> z(
+      spk::generate::poisson2d_5pt<Kokkos::complex<double>, int, int, D>(10));
+  CHECK(z.stats().table_values == 0);
+  CHECK(std::string(spk::CompressedCooMatrix<double>::name) == "compressed-coo");
+}
+
+TEST_CASE("compressed coo: the value table holds the most frequent values and zero") {
+  using D = spk::impl::HostDevice;
+  // 300 distinct values; value v_i appears i + 1 times: the table keeps the 255 most frequent
+  // and zero, covering all but the 45 least frequent values' entries
+  std::vector<double> vals;
+  for (int i = 0; i < 300; ++i)
+    for (int t = 0; t <= i; ++t) vals.push_back(1.0 + i);
+  Kokkos::View<double*, D> v("v", vals.size());
+  for (std::size_t k = 0; k < vals.size(); ++k) v(k) = vals[k];
+  double coverage = 0;
+  const auto table = spk::impl::frequent_values<Kokkos::DefaultHostExecutionSpace>(
+      Kokkos::View<const double*, D>(v), coverage);
+  REQUIRE(table.size() == 256);
+  CHECK(table[0] == spk::impl::value_bits(0.0));
+  double smallest = 1e9;
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    double x;
+    std::memcpy(&x, &table[i], sizeof(double));
+    smallest = std::min(smallest, x);
+  }
+  CHECK(smallest == 46.0);  // values 46 .. 300 (counts 46 .. 300)
+  const double n = 300.0 * 301.0 / 2;
+  CHECK(coverage == doctest::Approx((n - 45.0 * 46.0 / 2) / n));
+}
+
+TEST_CASE("compressed coo: invalid options throw") {
+  using D = spk::impl::HostDevice;
+  const auto a = spk_test::random_csr<double, int>(5, 4, 2, 1);
+  spk::CompressedCooOptions o;
+  o.threads_per_chunk = 512;
+  CHECK_THROWS_WITH_AS((spk::CompressedCooMatrix<double, int, int, D>(a, o)),
+                       doctest::Contains("threads_per_chunk B = 512"), std::invalid_argument);
+  o.threads_per_chunk = 64;
+  o.entries_per_thread = 3;
+  CHECK_THROWS_WITH_AS((spk::CompressedCooMatrix<double, int, int, D>(a, o)),
+                       doctest::Contains("entries_per_thread K = 3"), std::invalid_argument);
+  const spk::CompressedCooMatrix<double, int, int, D> c(a);
+  Kokkos::View<double*, Kokkos::HostSpace> x("x", 5), y("y", 5);
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, c, x, 0.0, y),
+                       doctest::Contains("x has 5 entries, op(A) has 4 columns"),
+                       std::invalid_argument);
+}
