@@ -25,6 +25,8 @@
 
 #include <spk/convert.hpp>
 #include <spk/csr_matrix.hpp>
+#include <spk/formats/balanced_coo.hpp>
+#include <spk/formats/compressed_coo.hpp>
 #include <spk/formats/dia.hpp>
 #include <spk/formats/ell.hpp>
 #include <spk/formats/hdia.hpp>
@@ -87,6 +89,10 @@ const std::vector<FormatInfo>& format_registry() {
       {"dia", "spk DIA (occupied diagonals padded to full length)", true},
       {"hdia", "spk hacked DIA (hacks of 32 rows, each with its own diagonals)", true},
       {"hyb", "spk HYB (ELL of the classic automatic width + COO overflow)", true},
+      {"balanced-coo", "spk balanced COO (chunks of B*K entries; B, K and accumulation variants)",
+       true},
+      {"compressed-coo",
+       "spk compressed COO (8/16/32-bit index offsets, 256-value table; K, raw variants)", true},
       {"kokkoskernels", "KokkosSparse::spmv on a zero-copy view of the CSR arrays", true},
       {"cusparse-csr-alg1", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG1", have_cusparse},
       {"cusparse-csr-alg2", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG2", have_cusparse},
@@ -122,6 +128,9 @@ struct Result {
   long long rows = 0, cols = 0, nnz = 0;
   double median_ms = 0, min_ms = 0, max_ms = 0, gflops = 0, gbps = 0, copy_fraction = 0;
   double rel_error = 0;
+  /// Fraction of the copy bandwidth on the bytes the format itself must move: its arrays
+  /// (memory_bytes) read once plus x read and y written once. Peers' memory is their arrays.
+  double own_copy_fraction = 0;
   bool correct = true;
   std::size_t memory_bytes = 0;
 };
@@ -242,7 +251,8 @@ bool wanted(const Options& o, const std::string& format) {
 
 /// spk's own formats, whose beta = 0 overwrites y (checked by poisoning y with NaN).
 bool is_spk_format(const std::string& f) {
-  return f == "csr" || f == "ell" || f == "hll" || f == "dia" || f == "hdia" || f == "hyb";
+  return f == "csr" || f == "ell" || f == "hll" || f == "dia" || f == "hdia" || f == "hyb" ||
+         f == "balanced-coo" || f == "compressed-coo";
 }
 
 /// A timed candidate: its name, its memory and a call computing y = alpha op(A) x + beta y.
@@ -446,6 +456,49 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
   }
 }
 
+/// The candidates of spk's COO formats (balanced-coo, compressed-coo) that --format selects.
+template <class S, class Matrix, class Vec>
+void coo_format_candidates(const Options& o, const Matrix& a, const std::string& case_label,
+                           const Vec& x, const Vec& y, std::vector<Candidate<S>>& cands) {
+  using D = typename Matrix::device_type;
+  constexpr bool gpu = spk::impl::is_gpu_space<typename Matrix::execution_space>();
+  const spk::Mode mode = o.mode;
+  if (wanted(o, "balanced-coo")) {
+    std::vector<spk::BalancedCooSpmvParams> variants;
+    for (int k : {1, 2, 4, 8})
+      for (int b : {128, 256, 512}) variants.push_back({b, k, spk::CooAccumulate::direct});
+    variants.push_back({256, 4, spk::CooAccumulate::atomic});
+    variants.push_back({256, 8, spk::CooAccumulate::atomic});
+    add_format_candidates<S>(
+        cands, "balanced-coo", "", case_label,
+        [&] { return spk::BalancedCooMatrix<S, int, int, D>(a); },
+        with_defaults<spk::BalancedCooSpmvParams>(gpu, variants), mode, x, y);
+  }
+  if (wanted(o, "compressed-coo")) {
+    const auto ccoo = [&](const std::string& prefix, spk::CompressedCooOptions opt,
+                          const std::vector<spk::CompressedCooSpmvParams>& params) {
+      add_format_candidates<S>(
+          cands, "compressed-coo", prefix, case_label,
+          [&] { return spk::CompressedCooMatrix<S, int, int, D>(a, opt); }, params, mode, x, y);
+    };
+    spk::CompressedCooSpmvParams atomic;
+    atomic.accumulate = spk::CooAccumulate::atomic;
+    ccoo("", {}, with_defaults<spk::CompressedCooSpmvParams>(gpu, {atomic}));
+    if (gpu) {
+      for (int k : {1, 2, 4, 8}) {
+        spk::CompressedCooOptions opt;
+        opt.entries_per_thread = k;
+        ccoo("k" + std::to_string(k) + "-", opt, {spk::CompressedCooSpmvParams{}});
+        opt.value_table = false;
+        ccoo("k" + std::to_string(k) + "-raw-", opt, {spk::CompressedCooSpmvParams{}});
+      }
+      spk::CompressedCooOptions b128;
+      b128.threads_per_chunk = 128;
+      ccoo("b128-", b128, {spk::CompressedCooSpmvParams{}});
+    }
+  }
+}
+
 template <class S>
 double min_bytes(long long rows, long long cols, long long nnz, spk::Mode mode) {
   const long long nx = mode == spk::Mode::N ? cols : rows;
@@ -492,6 +545,7 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
     }
   }
   padded_format_candidates<S>(o, a, case_name(c), x, y, cands);
+  coo_format_candidates<S>(o, a, case_name(c), x, y, cands);
   if (wanted(o, "kokkoskernels")) {
     const auto kk = spk::to_kokkos_kernels(a);
     const char* m = mode == spk::Mode::N ? "N" : mode == spk::Mode::T ? "T" : "C";
@@ -576,6 +630,8 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
     r.gflops = flops / (st.median * 1e6);
     r.gbps = bytes / (st.median * 1e6);
     r.copy_fraction = info.copy_gbps > 0 ? r.gbps / info.copy_gbps : 0;
+    const double own = double(cand.memory_bytes) + double(nx + ny) * sizeof(S);
+    r.own_copy_fraction = info.copy_gbps > 0 ? own / (st.median * 1e6) / info.copy_gbps : 0;
     all_correct = all_correct && r.correct;
     results.push_back(r);
   }
@@ -617,6 +673,7 @@ void write_json(const std::string& path, const RunInfo& info, const std::vector<
         << ", \"min_ms\": " << json_number(r.min_ms) << ", \"max_ms\": " << json_number(r.max_ms)
         << ", \"gflops\": " << json_number(r.gflops) << ", \"gbps\": " << json_number(r.gbps)
         << ", \"copy_fraction\": " << json_number(r.copy_fraction)
+        << ", \"own_copy_fraction\": " << json_number(r.own_copy_fraction)
         << ", \"memory_bytes\": " << r.memory_bytes
         << ", \"rel_error\": " << json_number(r.rel_error)
         << ", \"correct\": " << (r.correct ? "true" : "false") << "}";
@@ -732,6 +789,44 @@ void padded_format_memory(const Options& o, const Csr& a, const std::string& cas
         results);
 }
 
+/// --memory-only rows of spk's COO formats; compressed COO with the share of its chunks using
+/// each encoding.
+template <class Csr>
+void coo_format_memory(const Options& o, const Csr& a, const std::string& case_label,
+                       std::vector<Result>& results) {
+  using S = typename Csr::value_type;
+  using D = typename Csr::device_type;
+  if (wanted(o, "balanced-coo"))
+    memory_of_format(
+        "balanced-coo", case_label, a, [&] { return spk::BalancedCooMatrix<S, int, int, D>(a); },
+        [](const auto& m) {
+          return "stored entries " + std::to_string(m.stored_entries()) + " (" +
+                 std::to_string(m.empty_rows().extent(0)) + " empty-row fillers)";
+        },
+        results);
+  if (!wanted(o, "compressed-coo")) return;
+  const auto shape = [](const auto& m) {
+    const spk::CompressedCooStats st = m.stats();
+    const double n = st.chunks > 0 ? double(st.chunks) : 1.0;
+    const auto pct = [&](std::int64_t v) { return fixed(100.0 * double(v) / n, 1) + "%"; };
+    return "B " + std::to_string(m.slots_per_chunk()) + " K " +
+           std::to_string(m.entries_per_slot()) + ", chunks " + std::to_string(st.chunks) +
+           ", columns 8/16/32-bit " + pct(st.col8) + "/" + pct(st.col16) + "/" + pct(st.col32) +
+           ", table values " + pct(st.table_values) + " (table " +
+           std::to_string(st.table_size) + ", covers " +
+           fixed(100.0 * st.table_coverage, 1) + "% of entries), single-row " +
+           pct(st.single_row) + ", stored entries " + std::to_string(st.stored_entries);
+  };
+  memory_of_format(
+      "compressed-coo", case_label, a,
+      [&] { return spk::CompressedCooMatrix<S, int, int, D>(a); }, shape, results);
+  spk::CompressedCooOptions raw;
+  raw.value_table = false;
+  memory_of_format(
+      "compressed-coo raw", case_label, a,
+      [&] { return spk::CompressedCooMatrix<S, int, int, D>(a, raw); }, shape, results);
+}
+
 /// --memory-only: memory per format and row statistics, on the host, no timing.
 template <class S>
 void memory_case(const Options& o, const std::string& c, std::vector<Result>& results) {
@@ -766,6 +861,7 @@ void memory_case(const Options& o, const std::string& c, std::vector<Result>& re
     results.push_back(r);
   }
   padded_format_memory(o, a, case_name(c), results);
+  coo_format_memory(o, a, case_name(c), results);
 }
 
 template <class S>

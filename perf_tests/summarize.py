@@ -75,8 +75,11 @@ def summarize(path, large_only=False):
     print()
 
 
-FORMATS = ["csr", "ell", "hll", "dia", "hdia", "hyb", "cusparse-sell", "cusparse-coo",
-           "cusparse-csr-alg2", "kokkoskernels"]
+FORMATS = ["csr", "ell", "hll", "dia", "hdia", "hyb", "balanced-coo", "compressed-coo",
+           "cusparse-sell", "cusparse-coo", "cusparse-csr-alg2", "kokkoskernels"]
+
+# formats also compared with a peer other than cuSPARSE CSR ALG1
+PEERS = {"balanced-coo": "cusparse-coo"}
 
 
 def summarize_formats(path, large_only=False):
@@ -122,6 +125,10 @@ def summarize_formats(path, large_only=False):
             cells.append(f"{d:.2f} / {b:.2f}{mem}")
             agg[(key, f, "default")].append(d)
             agg[(key, f, "best")].append(b)
+            peer = by.get(PEERS.get(f, ""))
+            if peer:
+                agg[(key, f, "peer default")].append(peer[0]["median_ms"] / dflt["median_ms"])
+                agg[(key, f, "peer best")].append(peer[0]["median_ms"] / best["median_ms"])
         if not large_only or key == "large":
             print(f"| {matrix} | {mode} | {alg1['nnz']} | {alg1['median_ms']:.4f} | "
                   + " | ".join(cells) + " |")
@@ -133,6 +140,10 @@ def summarize_formats(path, large_only=False):
                 print(f"- {key} matrices, {f}: default {geomean(d):.2f}x, best {geomean(b):.2f}x "
                       f"(geometric mean over {len(d)} matrices it ran on; min default "
                       f"{min(d):.2f}x)")
+            pd, pb = agg.get((key, f, "peer default"), []), agg.get((key, f, "peer best"), [])
+            if pd:
+                print(f"- {key} matrices, {f} vs {PEERS[f]}: default {geomean(pd):.2f}x, best "
+                      f"{geomean(pb):.2f}x (geometric mean; min default {min(pd):.2f}x)")
     print()
 
 

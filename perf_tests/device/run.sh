@@ -2,7 +2,9 @@
 # Runs ON THE GPU MACHINE from the repository root, with .carry/ made by pack.sh:
 #   bash perf_tests/device/run.sh tests            CUDA unit tests (all backends in the binaries)
 #   bash perf_tests/device/run.sh bench ARGS...    spk-bench with ARGS
-#   bash perf_tests/device/run.sh suite [CASES]    the GPU suite (perf_tests/device/suite.txt)
+#   bash perf_tests/device/run.sh suite [ARGS]     the GPU suite (perf_tests/device/suite.txt, or
+#                                                  $SUITE_FILE; the shared matrices appended
+#                                                  unless SUITE_SMALL=0)
 # Logs and JSON go to $OUT (or ./device-out when OUT is unset).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,8 +44,8 @@ case "$cmd" in
     # generated suite + every shared real matrix; ARGS go to spk-bench (e.g. --mode T)
     tag=${SUITE_TAG:-suite}
     cases=$work/cases.txt
-    cp "$root/perf_tests/device/suite.txt" "$cases"
-    ls "$SPK_DATA_DIR"/matrices/*.mtx >> "$cases"
+    cp "$root/${SUITE_FILE:-perf_tests/device/suite.txt}" "$cases"
+    [ "${SUITE_SMALL:-1}" = 0 ] || ls "$SPK_DATA_DIR"/matrices/*.mtx >> "$cases"
     "$work/bin/perf_tests/spk-bench" --cases "$cases" --json "$out/$tag.json" "$@" 2>&1 |
       tee "$out/$tag.log"
     ;;
