@@ -24,12 +24,14 @@ std::vector<spk::BalancedCooSpmvParams> balanced_params() {
       all.push_back(p);
     }
   }
-  spk::BalancedCooSpmvParams atomic;
-  atomic.accumulate = spk::CooAccumulate::atomic;
-  all.push_back(atomic);
-  atomic.threads_per_team = 32;
-  atomic.entries_per_thread = 1;
-  all.push_back(atomic);
+  for (auto acc : {spk::CooAccumulate::atomic, spk::CooAccumulate::deterministic}) {
+    spk::BalancedCooSpmvParams p;
+    p.accumulate = acc;
+    all.push_back(p);
+    p.threads_per_team = 32;
+    p.entries_per_thread = 1;
+    all.push_back(p);
+  }
   return all;
 }
 
@@ -122,10 +124,12 @@ TEST_CASE_TEMPLATE_DEFINE("balanced coo on the shared real matrices", Device, bc
         spk::BalancedCooSpmvParams small;
         small.threads_per_team = 32;
         small.entries_per_thread = 2;
-        spk::BalancedCooSpmvParams atomic;
+        spk::BalancedCooSpmvParams atomic, det;
         atomic.accumulate = spk::CooAccumulate::atomic;
+        det.accumulate = spk::CooAccumulate::deterministic;
+        det.threads_per_team = 32;
         const S alpha = spk::scalar_traits<S>::make(0.5, complex ? 0.25 : 0.0);
-        for (const auto& p : {spk::BalancedCooSpmvParams{}, small, atomic}) {
+        for (const auto& p : {spk::BalancedCooSpmvParams{}, small, atomic, det}) {
           spk_test::check_format_spmv<Device>(f, host, spk::Mode::N, alpha, S(0), 17, p);
           spk_test::check_format_spmv<Device>(f, host, spk::Mode::T, alpha, S(2), 19, p);
           if (complex)

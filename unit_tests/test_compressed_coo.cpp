@@ -14,9 +14,23 @@ namespace {
 using spk_test::RoundTrip;
 
 std::vector<spk::CompressedCooSpmvParams> ccoo_params() {
+  std::vector<spk::CompressedCooSpmvParams> all{{}};
+  for (int sl : {1, 2, 4}) {
+    spk::CompressedCooSpmvParams p;
+    p.slots_per_lane = sl;
+    all.push_back(p);
+  }
   spk::CompressedCooSpmvParams atomic;
   atomic.accumulate = spk::CooAccumulate::atomic;
-  return {spk::CompressedCooSpmvParams{}, atomic};
+  all.push_back(atomic);
+  atomic.slots_per_lane = 4;
+  all.push_back(atomic);
+  spk::CompressedCooSpmvParams det;
+  det.accumulate = spk::CooAccumulate::deterministic;
+  all.push_back(det);
+  det.slots_per_lane = 1;
+  all.push_back(det);
+  return all;
 }
 
 /// Chunk shapes checked on every matrix: the default (B = 256, K chosen), and small chunks
@@ -159,11 +173,14 @@ TEST_CASE("compressed coo: chunk encodings, value table and memory") {
   const auto sd = d.stats();
   CHECK(sd.single_row >= 100000 / 32 - 2);
   CHECK(sd.col8 >= 100000 / 32 - 2);
-  // K chosen by size: 5-point rows prefer small slots, 27-point rows large ones
-  CHECK(spk::CompressedCooMatrix<double, int, int, D>(p).entries_per_slot() <= 2);
+  // K by the mean row length: 8 from 4 entries per row, smaller for very short rows
+  CHECK(spk::CompressedCooMatrix<double, int, int, D>(p).entries_per_slot() == 8);
   CHECK(spk::CompressedCooMatrix<double, int, int, D>(
-            spk::generate::poisson3d_27pt<double, int, int, D>(8))
-            .entries_per_slot() >= 4);
+            spk_test::random_csr<double, int>(500, 500, 3, 3))
+            .entries_per_slot() == 4);
+  CHECK(spk::CompressedCooMatrix<double, int, int, D>(
+            spk_test::random_csr<double, int>(500, 500, 0, 3))
+            .entries_per_slot() == 1);
   // complex<double> is never tabled
   const spk::CompressedCooMatrix<Kokkos::complex<double>, int, int, D> z(
       spk::generate::poisson2d_5pt<Kokkos::complex<double>, int, int, D>(10));
@@ -212,4 +229,9 @@ TEST_CASE("compressed coo: invalid options throw") {
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, c, x, 0.0, y),
                        doctest::Contains("x has 5 entries, op(A) has 4 columns"),
                        std::invalid_argument);
+  Kokkos::View<double*, Kokkos::HostSpace> x4("x", 4);
+  spk::CompressedCooSpmvParams p;
+  p.slots_per_lane = 3;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, c, x4, 0.0, y, p),
+                       doctest::Contains("slots_per_lane = 3"), std::invalid_argument);
 }

@@ -275,7 +275,7 @@ BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& /*a*/,
 
 namespace impl {
 
-template <int K, bool Trans, bool Atomic, class S, class O, class F, class D, class XView,
+template <int K, bool Trans, CooAccumulate Acc, class S, class O, class F, class D, class XView,
           class YView>
 void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
                          const BalancedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
@@ -283,7 +283,7 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
   using Matrix = BalancedCooMatrix<S, O, F, D>;
   using dev = typename Matrix::device_type;
   using exec = typename Matrix::execution_space;
-  using functor = BalancedCooSpmv<S, O, dev, XView, YView, K, Trans, Atomic>;
+  using functor = BalancedCooSpmv<S, O, dev, XView, YView, K, Trans, Acc>;
   const bool gpu = is_gpu_space<exec>();
   const int lanes = Warp<exec>::size;
   const int warps = gpu ? p.threads_per_team / lanes : 1;
@@ -293,10 +293,14 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
   const std::int64_t nwindows = (data.n + window - 1) / window;
   auto& carry = a.carry_cache();
   auto& head = a.head_cache();
-  if (!Trans && !Atomic) coo_window_partials(nwindows, carry, head);
+  if (!Trans && Acc == CooAccumulate::deterministic)
+    coo_window_partials(nwindows, carry, head);
+  if (!Trans && Acc == CooAccumulate::direct)
+    coo_prescale_crossing_rows<exec>(nwindows, BalancedCooWindows<S, O, dev>{data, window},
+                                     beta, y);
   functor f{data,
             x,
-            CooOutput<S, O, YView, dev, Atomic>{y, alpha, beta, beta == scalar_traits<S>::zero(),
+            CooOutput<S, O, YView, dev, Acc>{y, alpha, beta, beta == scalar_traits<S>::zero(),
                                                 carry, head},
             mode == Mode::H,
             groups,
@@ -305,7 +309,7 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
   Kokkos::TeamPolicy<exec> policy((nwindows + warps - 1) / warps, warps, lanes);
   check_team_size(policy, f, warps, lanes);
   Kokkos::parallel_for(Trans ? "spk::balanced_coo_spmv_t" : "spk::balanced_coo_spmv", policy, f);
-  if (!Trans && !Atomic)
+  if (!Trans && Acc == CooAccumulate::deterministic)
     coo_window_fixup<exec>(nwindows, BalancedCooWindows<S, O, dev>{data, window}, carry, head,
                            alpha, beta, y);
 }
@@ -315,11 +319,13 @@ void balanced_coo_dispatch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
                            const BalancedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
                            const YView& y) {
   if (mode != Mode::N)
-    balanced_coo_launch<K, true, false>(p, mode, alpha, a, x, beta, y);
+    balanced_coo_launch<K, true, CooAccumulate::atomic>(p, mode, alpha, a, x, beta, y);
   else if (p.accumulate == CooAccumulate::atomic)
-    balanced_coo_launch<K, false, true>(p, mode, alpha, a, x, beta, y);
+    balanced_coo_launch<K, false, CooAccumulate::atomic>(p, mode, alpha, a, x, beta, y);
+  else if (p.accumulate == CooAccumulate::deterministic)
+    balanced_coo_launch<K, false, CooAccumulate::deterministic>(p, mode, alpha, a, x, beta, y);
   else
-    balanced_coo_launch<K, false, false>(p, mode, alpha, a, x, beta, y);
+    balanced_coo_launch<K, false, CooAccumulate::direct>(p, mode, alpha, a, x, beta, y);
 }
 
 }  // namespace impl

@@ -32,8 +32,9 @@ namespace spk {
 struct CompressedCooOptions {
   /// B: slots (threads) per chunk, a multiple of 32 in [32, 256] (row offsets are 8 bits).
   int threads_per_chunk = 256;
-  /// K: entries per slot, 1, 2, 4 or 8; 0 = the largest K whose estimated size is within 3% of
-  /// the smallest (rows are padded to whole slots of K, so short rows prefer small K).
+  /// K: entries per slot, 1, 2, 4 or 8; 0 = the largest of them not above twice the mean row
+  /// length (rows are padded to whole slots of K; fewer, wider slots cost fewer instructions
+  /// per entry, which decides the speed more than the padding, see docs/PERFORMANCE.md).
   int entries_per_thread = 0;
   /// Encode the values of a chunk as 1-byte indices when all of them are in the table of the
   /// matrix's 256 most frequent values (value types of at most 8 bytes; complex<double> is
@@ -44,9 +45,16 @@ struct CompressedCooOptions {
 /// Launch parameters of compressed COO SpMV (the chunk shape B x K is the matrix's).
 struct CompressedCooSpmvParams {
   CooAccumulate accumulate = CooAccumulate::direct;
+  /// Consecutive slots a lane takes on GPUs (1, 2 or 4; their loads are issued together, so a
+  /// warp has more bytes in flight); 0 = choose (2; at most B / 32). CPU backends take a chunk
+  /// per thread.
+  int slots_per_lane = 0;
 };
 
-inline std::string describe(const CompressedCooSpmvParams& p) { return to_string(p.accumulate); }
+/// A short name of compressed COO launch parameters, e.g. "s2-direct".
+inline std::string describe(const CompressedCooSpmvParams& p) {
+  return "s" + std::to_string(p.slots_per_lane) + "-" + to_string(p.accumulate);
+}
 
 /// What the chunks of a compressed COO matrix use (counts of chunks).
 struct CompressedCooStats {
@@ -226,30 +234,13 @@ KOKKOS_INLINE_FUNCTION std::int64_t slots_of(std::int64_t len, int k) {
   return len > 0 ? (len + k - 1) / k : 1;
 }
 
-/// Estimated bytes per row-slot choice: the K that compressed_coo will use (see
+/// Default K of a matrix with `nnz` entries in `nrows` rows (see
 /// CompressedCooOptions::entries_per_thread).
-template <class ExecSpace, class Csr>
-int choose_slot_entries(const Csr& a, double value_bytes) {
-  const auto row_map = a.row_map();
-  double best = -1;
-  double est[4];
-  const int ks[4] = {1, 2, 4, 8};
-  for (int i = 0; i < 4; ++i) {
-    const int k = ks[i];
-    std::int64_t slots = 0;
-    Kokkos::parallel_reduce(
-        "spk::ccoo::count_slots", Range64<ExecSpace>(0, std::int64_t(a.nrows())),
-        KOKKOS_LAMBDA(const std::int64_t r, std::int64_t& sum) {
-          sum += slots_of(std::int64_t(row_map(r + 1)) - std::int64_t(row_map(r)), k);
-        },
-        slots);
-    // 2-byte column offsets assumed; one row-offset byte per slot
-    est[i] = double(slots) * (double(k) * (2.0 + value_bytes) + 1.0);
-    if (best < 0 || est[i] < best) best = est[i];
-  }
-  for (int i = 3; i >= 0; --i)
-    if (est[i] <= 1.03 * best) return ks[i];
-  return 4;
+inline int default_slot_entries(std::int64_t nnz, std::int64_t nrows) {
+  const double mean = nrows > 0 ? double(nnz) / double(nrows) : 0.0;
+  for (int k : {8, 4, 2})
+    if (double(k) <= 2.0 * mean) return k;
+  return 1;
 }
 
 /// Compressed COO arrays of `a`, built on its device (see the file comment of
@@ -288,9 +279,7 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
   const bool use_table = table.bits.extent(0) > 0;
   const int K = opt.entries_per_thread > 0
                     ? opt.entries_per_thread
-                    : choose_slot_entries<exec>(a, use_table && table.coverage >= 0.9
-                                                       ? 1.0
-                                                       : double(sizeof(S)));
+                    : default_slot_entries(std::int64_t(a.nnz()), nrows);
   r.k = K;
   // slots: per row, scanned
   Kokkos::View<std::int64_t*, dev> slot_start("spk::ccoo::slot_start", std::size_t(nrows) + 1);
@@ -604,36 +593,52 @@ typename CompressedCooMatrix<S, O, F, D>::csr_type CompressedCooMatrix<S, O, F, 
   return b;
 }
 
-/// The launch spmv uses for `a` (nothing to choose: the chunk shape is the matrix's).
+/// The launch spmv uses for `a` (slots per lane chosen when 0; 1 on CPU backends, where one
+/// thread takes a chunk). Throws std::invalid_argument for invalid values.
 template <class S, class O, class F, class D>
-CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& /*a*/, Mode,
+CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a, Mode,
                                        const CompressedCooSpmvParams& params = {}) {
-  return params;
+  using exec = typename CompressedCooMatrix<S, O, F, D>::execution_space;
+  const int sl = params.slots_per_lane;
+  require(sl == 0 || sl == 1 || sl == 2 || sl == 4, "spk::spmv (compressed COO)",
+          "slots_per_lane = ", sl, " must be 0 (choose), 1, 2 or 4");
+  CompressedCooSpmvParams p = params;
+  if (!impl::is_gpu_space<exec>())
+    p.slots_per_lane = 1;
+  else if (sl == 0)
+    p.slots_per_lane = 2;
+  p.slots_per_lane = std::min(p.slots_per_lane, std::max(1, a.slots_per_chunk() / 32));
+  return p;
 }
 
 namespace impl {
 
-template <int K, bool Trans, bool Atomic, class S, class O, class F, class D, class XView,
-          class YView>
-void compressed_coo_launch(Mode mode, S alpha, const CompressedCooMatrix<S, O, F, D>& a,
-                           const XView& x, S beta, const YView& y) {
+template <int K, int SL, bool Trans, CooAccumulate Acc, class S, class O, class F, class D,
+          class XView, class YView>
+void compressed_coo_launch(const CompressedCooSpmvParams& p, Mode mode, S alpha,
+                           const CompressedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
+                           const YView& y) {
   using Matrix = CompressedCooMatrix<S, O, F, D>;
   using dev = typename Matrix::device_type;
   using exec = typename Matrix::execution_space;
-  using functor = CompressedCooSpmv<S, O, dev, XView, YView, K, Trans, Atomic>;
+  using functor = CompressedCooSpmv<S, O, dev, XView, YView, K, SL, Trans, Acc>;
   const bool gpu = is_gpu_space<exec>();
   const int lanes = Warp<exec>::size;
   const int B = a.slots_per_chunk();
-  const int wslots = gpu ? lanes : B;
+  const int wslots = gpu ? lanes * p.slots_per_lane : B;
   const int warps = B / wslots;
   const auto data = a.data();
   const std::int64_t nwindows = data.n_chunks * warps;
   auto& carry = a.carry_cache();
   auto& head = a.head_cache();
-  if (!Trans && !Atomic) coo_window_partials(nwindows, carry, head);
+  if (!Trans && Acc == CooAccumulate::deterministic)
+    coo_window_partials(nwindows, carry, head);
+  if (!Trans && Acc == CooAccumulate::direct)
+    coo_prescale_crossing_rows<exec>(nwindows,
+                                     CompressedCooWindows<S, O, dev>{data, wslots}, beta, y);
   functor f{data,
             x,
-            CooOutput<S, O, YView, dev, Atomic>{y, alpha, beta, beta == scalar_traits<S>::zero(),
+            CooOutput<S, O, YView, dev, Acc>{y, alpha, beta, beta == scalar_traits<S>::zero(),
                                                 carry, head},
             mode == Mode::H,
             wslots,
@@ -643,21 +648,37 @@ void compressed_coo_launch(Mode mode, S alpha, const CompressedCooMatrix<S, O, F
   check_team_size(policy, f, warps, lanes);
   Kokkos::parallel_for(Trans ? "spk::compressed_coo_spmv_t" : "spk::compressed_coo_spmv", policy,
                        f);
-  if (!Trans && !Atomic)
+  if (!Trans && Acc == CooAccumulate::deterministic)
     coo_window_fixup<exec>(nwindows, CompressedCooWindows<S, O, dev>{data, wslots}, carry, head,
                            alpha, beta, y);
+}
+
+template <int K, int SL, class S, class O, class F, class D, class XView, class YView>
+void compressed_coo_dispatch_sl(const CompressedCooSpmvParams& p, Mode mode, S alpha,
+                                const CompressedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
+                                const YView& y) {
+  if (mode != Mode::N)
+    compressed_coo_launch<K, SL, true, CooAccumulate::atomic>(p, mode, alpha, a, x, beta, y);
+  else if (p.accumulate == CooAccumulate::atomic)
+    compressed_coo_launch<K, SL, false, CooAccumulate::atomic>(p, mode, alpha, a, x, beta, y);
+  else if (p.accumulate == CooAccumulate::deterministic)
+    compressed_coo_launch<K, SL, false, CooAccumulate::deterministic>(p, mode, alpha, a, x, beta,
+                                                                      y);
+  else
+    compressed_coo_launch<K, SL, false, CooAccumulate::direct>(p, mode, alpha, a, x, beta, y);
 }
 
 template <int K, class S, class O, class F, class D, class XView, class YView>
 void compressed_coo_dispatch(const CompressedCooSpmvParams& p, Mode mode, S alpha,
                              const CompressedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
                              const YView& y) {
-  if (mode != Mode::N)
-    compressed_coo_launch<K, true, false>(mode, alpha, a, x, beta, y);
-  else if (p.accumulate == CooAccumulate::atomic)
-    compressed_coo_launch<K, false, true>(mode, alpha, a, x, beta, y);
+  using exec = typename CompressedCooMatrix<S, O, F, D>::execution_space;
+  if (!is_gpu_space<exec>() || p.slots_per_lane == 1)  // CPU: SL = 1, a chunk per thread
+    compressed_coo_dispatch_sl<K, 1>(p, mode, alpha, a, x, beta, y);
+  else if (p.slots_per_lane == 2)
+    compressed_coo_dispatch_sl<K, 2>(p, mode, alpha, a, x, beta, y);
   else
-    compressed_coo_launch<K, false, false>(mode, alpha, a, x, beta, y);
+    compressed_coo_dispatch_sl<K, 4>(p, mode, alpha, a, x, beta, y);
 }
 
 }  // namespace impl
@@ -676,15 +697,16 @@ void spmv(Mode mode, typename CompressedCooMatrix<S, O, F, D>::value_type alpha,
                 "spk::spmv: invalid vector types");
   impl::check_vector_sizes("spk::spmv", mode != Mode::N, a.nrows(), a.ncols(), x, y,
                            to_string(mode));
-  const bool atomic = mode != Mode::N || params.accumulate == CooAccumulate::atomic;
+  const CompressedCooSpmvParams p = resolve_params(a, mode, params);
+  const bool atomic = mode != Mode::N || p.accumulate == CooAccumulate::atomic;
   const bool empty = a.nrows() == 0 || a.ncols() == 0;
   if (atomic || empty) impl::scale_vector(exec(), beta, y);
   if (empty) return;
   switch (a.entries_per_slot()) {
-    case 1: impl::compressed_coo_dispatch<1>(params, mode, alpha, a, x, beta, y); break;
-    case 2: impl::compressed_coo_dispatch<2>(params, mode, alpha, a, x, beta, y); break;
-    case 4: impl::compressed_coo_dispatch<4>(params, mode, alpha, a, x, beta, y); break;
-    default: impl::compressed_coo_dispatch<8>(params, mode, alpha, a, x, beta, y); break;
+    case 1: impl::compressed_coo_dispatch<1>(p, mode, alpha, a, x, beta, y); break;
+    case 2: impl::compressed_coo_dispatch<2>(p, mode, alpha, a, x, beta, y); break;
+    case 4: impl::compressed_coo_dispatch<4>(p, mode, alpha, a, x, beta, y); break;
+    default: impl::compressed_coo_dispatch<8>(p, mode, alpha, a, x, beta, y); break;
   }
 }
 

@@ -47,7 +47,8 @@ struct BalancedCooWindows {
 };
 
 /// One window per warp (CUDA) or per thread (CPU): lane l takes `groups` runs of K entries.
-template <class S, class O, class Device, class XView, class YView, int K, bool Trans, bool Atomic>
+template <class S, class O, class Device, class XView, class YView, int K, bool Trans,
+          CooAccumulate Acc>
 struct BalancedCooSpmv {
   using exec = typename Device::execution_space;
   using member = typename Kokkos::TeamPolicy<exec>::member_type;
@@ -56,7 +57,7 @@ struct BalancedCooSpmv {
 
   BalancedCooData<S, O, Device> a;
   random_access_t<XView> x;
-  CooOutput<S, O, YView, Device, Atomic> out;
+  CooOutput<S, O, YView, Device, Acc> out;
   bool conj;  // op = H
   int groups;
   std::int64_t window;  // warp::size * groups * K

@@ -10,9 +10,11 @@
 // 16 or 32 bits, and the B * K values, either raw or as 8-bit indices into the matrix's table of
 // (at most) 256 values.
 //
-// SpMV: on CUDA a team of B / 32 warps takes a chunk, lane l of warp w the slot 32 w + l (its K
-// column offsets and values in one load each); on CPU backends one thread takes a whole chunk.
-// Rows are combined as described in coo_spmv.hpp (a chunk in one row skips the row keys).
+// SpMV: on CUDA a team of warps takes a chunk, each warp a window of 32 * S consecutive slots
+// and each lane S consecutive slots (S = slots per lane: the K column offsets and the K values of
+// a slot are one load each, and a lane issues the loads of its S slots together); on CPU
+// backends one thread takes a whole chunk. Rows are combined as described in coo_spmv.hpp (a
+// chunk in one row skips the row keys).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -95,10 +97,11 @@ KOKKOS_INLINE_FUNCTION void load_columns(const std::uint8_t* p, O base, O (&col)
   for (int j = 0; j < K; ++j) col[j] = O(base + O(off[j]));
 }
 
-/// SpMV over windows of `wslots` slots (32 on CUDA: one per lane; B on CPU backends: all taken
-/// by one thread, `lane_slots` = B).
-template <class S, class O, class Device, class XView, class YView, int K, bool Trans,
-          bool Atomic>
+/// SpMV over windows of `wslots` slots: on CUDA a warp's window is 32 * lane_slots slots, each
+/// lane taking lane_slots consecutive ones, SL at a time (their loads issued together); on CPU
+/// backends one thread takes a whole chunk (lane_slots = B, SL = 1).
+template <class S, class O, class Device, class XView, class YView, int K, int SL, bool Trans,
+          CooAccumulate Acc>
 struct CompressedCooSpmv {
   using exec = typename Device::execution_space;
   using member = typename Kokkos::TeamPolicy<exec>::member_type;
@@ -107,7 +110,7 @@ struct CompressedCooSpmv {
 
   CompressedCooData<S, O, Device> a;
   random_access_t<XView> x;
-  CooOutput<S, O, YView, Device, Atomic> out;
+  CooOutput<S, O, YView, Device, Acc> out;
   bool conj;  // op = H
   int wslots;
   int lane_slots;
@@ -125,41 +128,72 @@ struct CompressedCooSpmv {
     const std::uint8_t* row_off = blob;
     const std::uint8_t* cols = blob + (single ? 0 : blob_part(std::uint64_t(a.slots)));
     const std::uint8_t* vals = cols + blob_part(std::uint64_t(a.slots) * K * std::uint64_t(cw));
+    const bool tabled = (code & CooChunkCode::table) != 0;
     const O row0 = a.base_row(c), col0 = a.base_col(c);
-    const int first = int(w - c * per_chunk) * wslots + warp::lane() * lane_slots;
+    const int lane = warp::lane();
+    const int s0 = int(w - c * per_chunk) * wslots;
+    const int first = s0 + lane * lane_slots;
     CooLaneRows<O, S> lane_rows;
     const auto complete = [&](O r, const S& s) { out.complete(r, s); };
-    for (int i = 0; i < lane_slots; ++i) {
-      const int s = first + i;
-      const O r = single ? row0 : O(row0 + O(row_off[s]));
-      O col[K];
-      const std::uint8_t* cp = cols + std::size_t(s) * K * std::size_t(cw);
-      if (cw == 1)
-        load_columns<warp, K, std::uint8_t>(cp, col0, col);
-      else if (cw == 2)
-        load_columns<warp, K, std::uint16_t>(cp, col0, col);
-      else
-        load_columns<warp, K, std::uint32_t>(cp, col0, col);
-      S v[K];
-      if (code & CooChunkCode::table) {
-        std::uint8_t idx[K];
-        warp::template load<K>(vals + std::size_t(s) * K, idx);
-        for (int j = 0; j < K; ++j) v[j] = a.table(idx[j]);
-      } else {
-        warp::template load<K>(reinterpret_cast<const S*>(vals) + std::size_t(s) * K, v);
+    O lane_first = row0, lane_last = row0;
+    for (int i0 = 0; i0 < lane_slots; i0 += SL) {
+      O r[SL];
+      O col[SL][K];
+      S v[SL][K];
+      for (int q = 0; q < SL; ++q) {
+        const int s = first + i0 + q;
+        r[q] = single ? row0 : O(row0 + O(row_off[s]));
+        const std::uint8_t* cp = cols + std::size_t(s) * K * std::size_t(cw);
+        if (cw == 1)
+          load_columns<warp, K, std::uint8_t>(cp, col0, col[q]);
+        else if (cw == 2)
+          load_columns<warp, K, std::uint16_t>(cp, col0, col[q]);
+        else
+          load_columns<warp, K, std::uint32_t>(cp, col0, col[q]);
+        if (tabled) {
+          std::uint8_t idx[K];
+          warp::template load<K>(vals + std::size_t(s) * K, idx);
+          for (int j = 0; j < K; ++j) v[q][j] = a.table(idx[j]);
+        } else {
+          warp::template load<K>(reinterpret_cast<const S*>(vals) + std::size_t(s) * K, v[q]);
+        }
       }
-      if (Trans) {
-        const S xr = out.alpha * x(r);
-        for (int j = 0; j < K; ++j)
-          atomic_add_value(&out.y(col[j]), (conj ? traits::conj(v[j]) : v[j]) * xr);
-      } else {
-        S sum = v[0] * x(col[0]);
-        for (int j = 1; j < K; ++j) sum += v[j] * x(col[j]);
-        lane_rows.push(r, sum, complete);
+      if (i0 == 0) lane_first = r[0];
+      lane_last = r[SL - 1];
+      for (int q = 0; q < SL; ++q) {
+        if (Trans) {
+          const S xr = out.alpha * x(r[q]);
+          for (int j = 0; j < K; ++j)
+            atomic_add_value(&out.y(col[q][j]), (conj ? traits::conj(v[q][j]) : v[q][j]) * xr);
+        } else {
+          S sum = v[q][0] * x(col[q][0]);
+          for (int j = 1; j < K; ++j) sum += v[q][j] * x(col[q][j]);
+          lane_rows.push(r[q], sum, complete);
+        }
       }
     }
     if (Trans) return;
-    coo_close_window<warp>(lane_rows, a.window_info(w, wslots), w, single, out);
+    // the window's neighbours, from the lanes' rows and one byte on each side
+    CooWindowInfo<O> info;
+    const int last_lane = warp::size - 1;
+    info.first_row = warp::shfl(lane_first, 0);
+    info.last_row = warp::shfl(lane_last, last_lane);
+    const bool before = s0 > 0, after = s0 + wslots < a.slots;
+    if (single) {
+      info.first_continues = before || (code & CooChunkCode::first_continues) != 0;
+      info.last_continues = after || (code & CooChunkCode::last_continues) != 0;
+    } else {
+      int fc = 0, lc = 0;
+      if (lane == 0)
+        fc = before ? O(row0 + O(row_off[s0 - 1])) == lane_first
+                    : (code & CooChunkCode::first_continues) != 0;
+      if (lane == last_lane)
+        lc = after ? O(row0 + O(row_off[s0 + wslots])) == lane_last
+                   : (code & CooChunkCode::last_continues) != 0;
+      info.first_continues = warp::shfl(fc, 0) != 0;
+      info.last_continues = warp::shfl(lc, last_lane) != 0;
+    }
+    coo_close_window<warp>(lane_rows, info, w, single, out);
   }
 };
 

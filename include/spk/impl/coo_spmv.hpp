@@ -9,12 +9,14 @@
 // (CooLaneRows): rows that start and end inside its entries are complete and written at once;
 // its first and last rows may continue in the neighbouring lanes. Those are combined by a
 // segmented scan over the warp's lanes keyed by row (shuffles), and each row is then closed by
-// exactly one lane (coo_close_window). A row that crosses windows leaves partial sums: the
-// window where it starts keeps `head`, every later window it touches keeps `carry`, and a small
-// fix-up kernel adds them and writes y once (coo_window_fixup), so op = N needs no atomics and
-// is deterministic. The paper's variant (y scaled by beta first, every partial added with an
-// atomic) is selectable (CooAccumulate::atomic) for comparison. op = T / H scatters every product
-// into y with atomics after y = beta * y.
+// exactly one lane (coo_close_window). Rows inside a window are written once, y = alpha s +
+// beta y. A row that crosses windows is, by default, scaled by beta in a short pre-pass and
+// gets every window's part by one atomic add (CooAccumulate::direct); with
+// CooAccumulate::deterministic the window where it starts keeps `head`, every later window it
+// touches keeps `carry`, and a fix-up kernel adds them in order and writes y once (bitwise
+// reproducible, but a row crossing many windows is summed by one thread). The paper's scheme (y
+// scaled by beta first, every row segment added with an atomic) is CooAccumulate::atomic.
+// op = T / H scatters every product into y with atomics after y = beta * y.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -29,14 +31,18 @@
 
 namespace spk {
 
-/// How SpMV (op = N) combines the partial sums of rows shared by several windows.
+/// How SpMV (op = N) combines the partial sums of rows shared by several windows (see
+/// impl/coo_spmv.hpp).
 enum class CooAccumulate {
-  direct,  ///< each row written once; rows crossing windows through a fix-up kernel (default)
-  atomic   ///< y = beta * y first, then one atomic add per row segment (the paper's scheme)
+  direct,        ///< rows inside a window written once; crossing rows: pre-scaled, atomic adds
+  atomic,        ///< y = beta * y first, then one atomic add per row segment (the paper's scheme)
+  deterministic  ///< no atomics: crossing rows completed in order by a fix-up kernel
 };
 
 inline const char* to_string(CooAccumulate a) {
-  return a == CooAccumulate::direct ? "direct" : "atomic";
+  return a == CooAccumulate::direct ? "direct"
+         : a == CooAccumulate::atomic ? "atomic"
+                                      : "deterministic";
 }
 
 namespace impl {
@@ -81,8 +87,9 @@ struct CooLaneRows {
   }
 };
 
-/// Where rows go once summed: y directly (complete rows), or the window's partial sums.
-template <class S, class O, class YView, class Device, bool Atomic>
+/// Where rows go once summed: y directly (complete rows), or the window's partial sums (see
+/// the file comment); Acc is the CooAccumulate mode.
+template <class S, class O, class YView, class Device, CooAccumulate Acc>
 struct CooOutput {
   YView y;
   S alpha;
@@ -93,15 +100,15 @@ struct CooOutput {
 
   /// Row r is summed completely by the caller (no other window holds entries of it).
   KOKKOS_INLINE_FUNCTION void complete(O r, const S& s) const {
-    if (Atomic)
+    if (Acc == CooAccumulate::atomic)
       y(r) += alpha * s;  // y was scaled by beta before; r belongs to this lane alone
     else
       y(r) = beta_zero ? alpha * s : alpha * s + beta * y(r);
   }
   /// This window's part s of row r, which other windows share; `starts` when r begins here.
   KOKKOS_INLINE_FUNCTION void partial(std::int64_t w, O r, const S& s, bool starts) const {
-    if (Atomic)
-      atomic_add_value(&y(r), alpha * s);
+    if (Acc != CooAccumulate::deterministic)
+      atomic_add_value(&y(r), alpha * s);  // r was scaled by beta before
     else if (starts)
       head(w) = s;
     else
@@ -163,7 +170,7 @@ KOKKOS_INLINE_FUNCTION void coo_close_window(const CooLaneRows<O, S>& lane_rows,
   }
 }
 
-/// Completes the rows that cross windows (CooAccumulate::direct): for every window where such a
+/// Completes the rows that cross windows (CooAccumulate::deterministic): for every window where such a
 /// row starts, y(r) = alpha * (head + the carries of the later windows it reaches) + beta * y(r).
 /// `info(w)` returns window w's CooWindowInfo. O(nwindows + crossing rows' windows) work.
 template <class ExecSpace, class S, class Info, class Device, class YView>
@@ -186,6 +193,22 @@ void coo_window_fixup(std::int64_t nwindows, const Info& info,
           if (!(vi.last_row == r && vi.last_continues)) break;
         }
         y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
+      });
+}
+
+/// y(r) = beta * y(r) for every row r that crosses windows (CooAccumulate::direct, before the
+/// product), once per row: by the window where it starts. O(nwindows).
+template <class ExecSpace, class S, class Info, class YView>
+void coo_prescale_crossing_rows(std::int64_t nwindows, const Info& info, S beta, const YView& y) {
+  const bool beta_zero = beta == scalar_traits<S>::zero();
+  Kokkos::parallel_for(
+      "spk::coo_prescale_crossing_rows",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, nwindows),
+      KOKKOS_LAMBDA(const std::int64_t w) {
+        const auto wi = info(w);
+        if (!wi.last_continues) return;
+        if (wi.first_continues && wi.first_row == wi.last_row) return;  // begun earlier
+        y(wi.last_row) = beta_zero ? scalar_traits<S>::zero() : beta * y(wi.last_row);
       });
 }
 

@@ -1,4 +1,4 @@
-// spk/impl/warp.hpp: warp-level primitives (lane index, shuffle up, wide read-only loads) for
+// spk/impl/warp.hpp: warp-level primitives (lane index, shuffles, wide read-only loads) for
 // kernels whose vectors are hardware warps.
 //
 // A kernel launched with TeamPolicy(league, team_size, Warp<exec>::size) runs, on CUDA, each
@@ -26,6 +26,11 @@ struct Warp {
   /// The value of lane (lane - delta); a lane below delta gets its own value.
   template <class T>
   KOKKOS_INLINE_FUNCTION static T shfl_up(const T& v, int) {
+    return v;
+  }
+  /// The value of lane `src` (every lane gets it).
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T shfl(const T& v, int) {
     return v;
   }
   /// out[j] = p[j], j < K; p must be aligned as Warp<Kokkos::Cuda>::load requires.
@@ -66,6 +71,16 @@ struct Warp<Kokkos::Cuda> {
   KOKKOS_INLINE_FUNCTION static Kokkos::complex<R> shfl_up(const Kokkos::complex<R>& v,
                                                            int delta) {
     return Kokkos::complex<R>(shfl_up(v.real(), delta), shfl_up(v.imag(), delta));
+  }
+
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T shfl(const T& v, int src) {
+#if defined(__CUDA_ARCH__)
+    return __shfl_sync(0xffffffffu, v, src);
+#else
+    (void)src;
+    return v;
+#endif
   }
 
   /// K consecutive entries through the read-only (non-coherent) path: 16 bytes per load when
