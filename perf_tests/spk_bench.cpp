@@ -465,10 +465,12 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
   const spk::Mode mode = o.mode;
   if (wanted(o, "balanced-coo")) {
     std::vector<spk::BalancedCooSpmvParams> variants;
-    for (int k : {1, 2, 4, 8})
+    for (int k : {2, 4, 8})
       for (int b : {128, 256, 512}) variants.push_back({b, k, spk::CooAccumulate::direct});
     variants.push_back({256, 4, spk::CooAccumulate::atomic});
     variants.push_back({256, 8, spk::CooAccumulate::atomic});
+    variants.push_back({256, 4, spk::CooAccumulate::deterministic});
+    variants.push_back({256, 8, spk::CooAccumulate::deterministic});
     add_format_candidates<S>(
         cands, "balanced-coo", "", case_label,
         [&] { return spk::BalancedCooMatrix<S, int, int, D>(a); },
@@ -481,20 +483,23 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
           cands, "compressed-coo", prefix, case_label,
           [&] { return spk::CompressedCooMatrix<S, int, int, D>(a, opt); }, params, mode, x, y);
     };
-    spk::CompressedCooSpmvParams atomic;
-    atomic.accumulate = spk::CooAccumulate::atomic;
-    ccoo("", {}, with_defaults<spk::CompressedCooSpmvParams>(gpu, {atomic}));
+    std::vector<spk::CompressedCooSpmvParams> launches;
+    for (int sl : {1, 2, 4}) launches.push_back({spk::CooAccumulate::direct, sl});
+    launches.push_back({spk::CooAccumulate::atomic, 0});
+    launches.push_back({spk::CooAccumulate::deterministic, 0});
+    ccoo("", {}, with_defaults<spk::CompressedCooSpmvParams>(gpu, launches));
     if (gpu) {
-      for (int k : {1, 2, 4, 8}) {
+      for (int k : {2, 4, 8}) {
         spk::CompressedCooOptions opt;
         opt.entries_per_thread = k;
         ccoo("k" + std::to_string(k) + "-", opt, {spk::CompressedCooSpmvParams{}});
-        opt.value_table = false;
-        ccoo("k" + std::to_string(k) + "-raw-", opt, {spk::CompressedCooSpmvParams{}});
       }
+      spk::CompressedCooOptions raw;
+      raw.value_table = false;
+      ccoo("raw-", raw, {spk::CompressedCooSpmvParams{}});
       spk::CompressedCooOptions b128;
       b128.threads_per_chunk = 128;
-      ccoo("b128-", b128, {spk::CompressedCooSpmvParams{}});
+      ccoo("b128-", b128, {{spk::CooAccumulate::direct, 1}, {spk::CooAccumulate::direct, 2}});
     }
   }
 }
