@@ -27,7 +27,7 @@ namespace spk {
 /// Launch parameters of balanced COO SpMV. Zero means "choose" (B = 256, K = 4 on GPUs, the
 /// paper's defaults; on CPU backends one thread takes a chunk of B * K entries).
 struct BalancedCooSpmvParams {
-  int threads_per_team = 0;    ///< B: a multiple of 32 in [32, 1024]
+  int threads_per_team = 0;    ///< B: a multiple of 32 in [32, 256]
   int entries_per_thread = 0;  ///< K: 1, 2, 4 or 8
   CooAccumulate accumulate = CooAccumulate::direct;
 };
@@ -269,7 +269,7 @@ BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& /*a*/,
   if (p.threads_per_team == 0) p.threads_per_team = 256;
   if (p.entries_per_thread == 0) p.entries_per_thread = 4;
   impl::check_coo_launch("spk::spmv (balanced COO)", p.threads_per_team, p.entries_per_thread,
-                         1024);
+                         256);
   return p;
 }
 
@@ -306,7 +306,7 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
             groups,
             window,
             nwindows};
-  Kokkos::TeamPolicy<exec> policy((nwindows + warps - 1) / warps, warps, lanes);
+  CooTeamPolicy<exec> policy((nwindows + warps - 1) / warps, warps, lanes);
   check_team_size(policy, f, warps, lanes);
   Kokkos::parallel_for(Trans ? "spk::balanced_coo_spmv_t" : "spk::balanced_coo_spmv", policy, f);
   if (!Trans && Acc == CooAccumulate::deterministic)

@@ -644,7 +644,7 @@ void compressed_coo_launch(const CompressedCooSpmvParams& p, Mode mode, S alpha,
             wslots,
             wslots / lanes,
             nwindows};
-  Kokkos::TeamPolicy<exec> policy(data.n_chunks, warps, lanes);
+  CooTeamPolicy<exec> policy(data.n_chunks, warps, lanes);
   check_team_size(policy, f, warps, lanes);
   Kokkos::parallel_for(Trans ? "spk::compressed_coo_spmv_t" : "spk::compressed_coo_spmv", policy,
                        f);

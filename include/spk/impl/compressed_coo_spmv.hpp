@@ -104,7 +104,7 @@ template <class S, class O, class Device, class XView, class YView, int K, int S
           CooAccumulate Acc>
 struct CompressedCooSpmv {
   using exec = typename Device::execution_space;
-  using member = typename Kokkos::TeamPolicy<exec>::member_type;
+  using member = typename CooTeamPolicy<exec>::member_type;
   using warp = Warp<exec>;
   using traits = scalar_traits<S>;
 

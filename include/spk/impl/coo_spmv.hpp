@@ -225,6 +225,13 @@ void coo_window_partials(std::int64_t nwindows, Kokkos::View<S*, Device>& carry_
   }
 }
 
+/// The launch policy of the COO kernels: teams of at most 256 threads, and registers bounded so
+/// that four such teams fit an SM (64 per thread). Without the bound the compressed kernel took
+/// 96 registers, which held an H100 SM to 20 resident warps, and it waits on loads (profiled
+/// with Nsight Compute, docs/PERFORMANCE.md).
+template <class ExecSpace>
+using CooTeamPolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 4>>;
+
 /// Checks the launch of a chunked COO kernel: entries (or slots) per thread K in {1, 2, 4, 8}
 /// and threads per team B a multiple of 32 in [32, max_threads].
 inline void check_coo_launch(const char* where, int threads, int k, int max_threads) {
