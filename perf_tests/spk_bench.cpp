@@ -466,7 +466,7 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
   if (wanted(o, "balanced-coo")) {
     std::vector<spk::BalancedCooSpmvParams> variants;
     for (int k : {2, 4, 8})
-      for (int b : {128, 256, 512}) variants.push_back({b, k, spk::CooAccumulate::direct});
+      for (int b : {64, 128, 256}) variants.push_back({b, k, spk::CooAccumulate::direct});
     variants.push_back({256, 4, spk::CooAccumulate::atomic});
     variants.push_back({256, 8, spk::CooAccumulate::atomic});
     variants.push_back({256, 4, spk::CooAccumulate::deterministic});
