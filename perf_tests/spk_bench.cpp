@@ -85,7 +85,9 @@ const std::vector<FormatInfo>& format_registry() {
   static const std::vector<FormatInfo> formats = {
       {"csr", "spk CSR, every schedule (auto: = the default heuristic's choice)", true},
       {"ell", "spk ELLPACK-R (column-major on GPUs, 128-byte pitch; row lengths)", true},
-      {"hll", "spk hacked ELLPACK (hacks of 32, auto sort; unsorted/64/16/sorted variants)", true},
+      {"hll",
+       "spk hacked ELLPACK (hacks of 32, auto sort, tail; unsorted/64/16/sorted/no-tail variants)",
+       true},
       {"dia", "spk DIA (occupied diagonals padded to full length)", true},
       {"hdia", "spk hacked DIA (hacks of 32 rows, each with its own diagonals)", true},
       {"hyb", "spk HYB (ELL of the classic automatic width + COO overflow)", true},
@@ -401,24 +403,30 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
       p.threads_per_row = t;
       return p;
     };
+    // tail: 1 = the default width rule, 0 = no tail (the layout before it), 2 = tail only
+    // past the width cap (min_column_fill = 1 / 32)
     auto hll = [&](const char* prefix, int hack, spk::HllSort sort,
-                   const std::vector<spk::HllSpmvParams>& params) {
+                   const std::vector<spk::HllSpmvParams>& params, int tail = 1) {
       spk::HllOptions opt;
       opt.hack_size = hack;
       opt.sort = sort;
+      opt.tail = tail != 0;
+      if (tail == 2) opt.min_column_fill = 1.0 / 32;
       add_format_candidates<S>(
           cands, "hll", prefix, case_label, [&] { return spk::HllMatrix<S, int, int, D>(a, opt); },
           params, mode, x, y);
     };
     hll("h32-", 32, spk::HllSort::automatic,
         with_defaults<spk::HllSpmvParams>(
-             gpu, {hll_tpr(1), hll_tpr(2), hll_tpr(4), hll_tpr(8), hll_tpr(16)}));
+            gpu, {hll_tpr(1), hll_tpr(2), hll_tpr(4), hll_tpr(8), hll_tpr(16)}));
     hll("h32-none-", 32, spk::HllSort::none, {spk::HllSpmvParams{}});
     hll("h32-window-", 32, spk::HllSort::window, {spk::HllSpmvParams{}});
+    hll("h32-notail-", 32, spk::HllSort::automatic, {spk::HllSpmvParams{}}, 0);
     if (gpu) {
       hll("h64-", 64, spk::HllSort::none, {spk::HllSpmvParams{}});
       hll("h16-", 16, spk::HllSort::none, {spk::HllSpmvParams{}});
       hll("h32-global-", 32, spk::HllSort::global, {spk::HllSpmvParams{}});
+      hll("h32-captail-", 32, spk::HllSort::automatic, {spk::HllSpmvParams{}}, 2);
     }
   }
   if (wanted(o, "dia")) {
@@ -747,20 +755,26 @@ void padded_format_memory(const Options& o, const Csr& a, const std::string& cas
     const auto hll_shape = [](const auto& m) {
       return "hacks " + std::to_string(m.n_hacks()) + " x " + std::to_string(m.hack_size()) +
              ", width max " + std::to_string(m.max_width()) + " mean " + fixed(m.mean_width()) +
-             ", padding " + fixed(m.padding_ratio()) + ", sort " + spk::to_string(m.sort()) +
-             ", work items " + std::to_string(m.n_items()) + " of " +
-             std::to_string(m.split_width()) + " columns";
+             " cap " + std::to_string(m.width_cap()) + ", padding " + fixed(m.padding_ratio()) +
+             ", sort " + spk::to_string(m.sort()) + ", tail " + std::to_string(m.tail_nnz()) +
+             " entries in " + std::to_string(m.n_tail_segments()) + " segments";
     };
-    for (auto v : {std::make_pair(32, spk::HllSort::automatic),
-                   std::make_pair(32, spk::HllSort::none), std::make_pair(16, spk::HllSort::none),
-                   std::make_pair(32, spk::HllSort::window),
-                   std::make_pair(32, spk::HllSort::global)}) {
+    struct Variant {
+      int hack;
+      spk::HllSort sort;
+      bool tail;
+    };
+    for (const Variant v :
+         {Variant{32, spk::HllSort::automatic, true}, Variant{32, spk::HllSort::none, true},
+          Variant{16, spk::HllSort::none, true}, Variant{32, spk::HllSort::window, true},
+          Variant{32, spk::HllSort::global, true}, Variant{32, spk::HllSort::automatic, false}}) {
       spk::HllOptions opt;
-      opt.hack_size = v.first;
-      opt.sort = v.second;
+      opt.hack_size = v.hack;
+      opt.sort = v.sort;
+      opt.tail = v.tail;
       const std::string sort =
-          v.second == spk::HllSort::automatic ? "" : " " + std::string(spk::to_string(v.second));
-      const std::string label = "hll h" + std::to_string(v.first) + sort;
+          v.sort == spk::HllSort::automatic ? "" : " " + std::string(spk::to_string(v.sort));
+      const std::string label = "hll h" + std::to_string(v.hack) + sort + (v.tail ? "" : " notail");
       memory_of_format(
           label, case_label, a, [&] { return spk::HllMatrix<S, int, int, D>(a, opt); }, hll_shape,
           results);

@@ -1,14 +1,16 @@
 // spk/impl/hll_spmv.hpp: SpMV of hacked ELLPACK (HLL): the padded-row kernel of ell_spmv.hpp with
 // HLL's row geometry (hack offsets, column-major hacks, the optional row permutation applied
 // when y is written or x is read for op = T / H), HLL's launch parameters, and the kernel of the
-// wide hacks' work items.
+// tail.
 //
-// Wide hacks: a hack much wider than the others (one long row) would serialise its long rows on
-// one thread each. The padded-row kernel therefore stops every row at head_width entries, and
-// each wide hack's remaining columns are cut into work items of at most head_width columns (hack,
-// first column); one thread per (item, row of the hack) adds its part to y with atomics (op = N)
-// or scatters it (op = T / H). The items run after the padded-row kernel, which has already
-// written (op = N) or scaled (op = T / H) y, so no pre-pass is needed.
+// Tail: a hack's width is capped (see HllMatrix), and the entries of its rows beyond the width
+// are stored CSR-like in a tail cut into segments of at most HllOptions::tail_segment entries
+// (position, offset). The padded-row kernel runs first and writes (op = N) or scales (op = T /
+// H) y; then a vector of tail_lanes lanes per segment adds the segment's part: for op = N a sum
+// reduced over the lanes and one atomic into y(row), for op = T / H one atomic per entry. A long
+// row is thus spread over many segments instead of holding one thread for its whole length;
+// this is the only mechanism for wide hacks (no separate split of the padded columns), so the
+// padded-row kernel's work per hack is bounded by the width cap.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <string>
 
+#include <spk/error.hpp>
 #include <spk/impl/ell_spmv.hpp>
 #include <spk/impl/format_common.hpp>
 #include <spk/mode.hpp>
@@ -23,17 +26,22 @@
 
 namespace spk {
 
-/// Launch parameters of HLL SpMV. Zero means "choose" (see impl::resolve_row_launch).
+/// Launch parameters of HLL SpMV. Zero means "choose" (see impl::resolve_row_launch and
+/// spk::resolve_params for HLL).
 struct HllSpmvParams {
   int threads_per_row = 0;  ///< lanes per row: 1, 2, 4, 8, 16 or 32
   int team_size = 0;        ///< vectors (rows in flight) per team
   int rows_per_team = 0;    ///< consecutive row positions a team takes
+  /// Lanes per tail segment: 1, 2, 4, 8, 16 or 32; resolved to 0 for a matrix without a tail.
+  int tail_lanes = 0;
 };
 
-/// A short name of HLL launch parameters, e.g. "tpr1-t128-r128".
+/// A short name of HLL launch parameters, e.g. "tpr1-t128-r128" or, with a tail,
+/// "tpr1-t128-r128-tl4".
 inline std::string describe(const HllSpmvParams& p) {
   return "tpr" + std::to_string(p.threads_per_row) + "-t" + std::to_string(p.team_size) + "-r" +
-         std::to_string(p.rows_per_team);
+         std::to_string(p.rows_per_team) +
+         (p.tail_lanes > 0 ? "-tl" + std::to_string(p.tail_lanes) : std::string());
 }
 
 namespace impl {
@@ -48,9 +56,8 @@ inline int exact_log2(std::int64_t n) {
 
 /// Row geometry of HLL: position p (the p-th stored row) lies in hack p / hack_size, whose
 /// block starts at hack_offsets(hack) and is column-major with hack_size rows; the matrix row
-/// is perm(p), or p when not permuted. The padded-row kernel takes the first head_width entries
-/// of each row (the wide hacks' work items the rest). hack_shift = log2(hack_size) when it is a
-/// power of two (shift and mask instead of a division), else -1.
+/// is perm(p), or p when not permuted. hack_shift = log2(hack_size) when it is a power of two
+/// (shift and mask instead of a division), else -1.
 template <class O, class F, class D>
 struct HllRowGeometry {
   Kokkos::View<const F*, D> hack_offsets;
@@ -58,7 +65,6 @@ struct HllRowGeometry {
   O hack_size = 32;
   int hack_shift = 5;
   bool permuted = false;
-  O head_width = 0;
 
   KOKKOS_INLINE_FUNCTION std::size_t base(O p) const {
     if (hack_shift >= 0)
@@ -73,86 +79,120 @@ struct HllRowGeometry {
   }
   KOKKOS_INLINE_FUNCTION std::size_t stride(O) const { return std::size_t(hack_size); }
   KOKKOS_INLINE_FUNCTION O row(O p) const { return permuted ? perm(p) : p; }
-  KOKKOS_INLINE_FUNCTION O head(O len) const { return len < head_width ? len : head_width; }
+  /// Row lengths are those of the padded part already (the tail holds the rest).
+  KOKKOS_INLINE_FUNCTION O head(O len) const { return len; }
 };
 
-/// The wide hacks' work items (see the file comment): item j covers columns [item_col(j),
-/// item_col(j) + head_width) of hack item_hack(j), clipped to each row's length. One thread per
-/// (item, row of the hack): thread t takes item t / hack_size, row t % hack_size.
+/// The tail of an HLL matrix: segment s holds entries [offsets(s), offsets(s + 1)) of values /
+/// col_idx, all of row position pos(s); a position's segments are consecutive, in order, and
+/// continue its row after the padded part.
+template <class S, class O, class F, class D>
+struct HllTail {
+  Kokkos::View<const S*, D> values;
+  Kokkos::View<const O*, D> col_idx;
+  Kokkos::View<const O*, D> pos;
+  Kokkos::View<const F*, D> offsets;  // n_segments + 1 entries, or none without a tail
+  KOKKOS_INLINE_FUNCTION std::int64_t n_segments() const { return std::int64_t(pos.extent(0)); }
+};
+
+/// y += alpha op(A_tail) x over the tail's segments (see the file comment): teams take
+/// segments_per_team consecutive segments, one vector of `lanes` lanes per segment.
 template <class S, class O, class F, class Device, class XView, class YView>
-struct HllWideItemsSpmv {
+struct HllTailSpmv {
+  using exec = typename Device::execution_space;
+  using member = typename Kokkos::TeamPolicy<exec>::member_type;
   using traits = scalar_traits<S>;
 
-  const S* values;
-  const O* col_idx;
+  HllTail<S, O, F, Device> tail;
   HllRowGeometry<O, F, Device> geom;
-  Kokkos::View<const O*, Device> row_len;
-  Kokkos::View<const O*, Device> item_hack;
-  Kokkos::View<const O*, Device> item_col;
   input_vector_t<XView> x;
   YView y;
   S alpha;
   bool scatter;  // op = T / H
   bool conj;     // op = H
-  O npos;
+  std::int64_t segments_per_team;
+  int lanes;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {
-    const std::int64_t hs = std::int64_t(geom.hack_size);
-    const std::int64_t j = geom.hack_shift >= 0 ? t >> geom.hack_shift : t / hs;
-    const std::int64_t lane = t - j * hs;
-    const std::int64_t h = std::int64_t(item_hack(j));
-    const std::int64_t p = h * hs + lane;
-    if (p >= std::int64_t(npos)) return;
-    const O len = row_len(p);
-    const O c0 = item_col(j);
-    const O c1 = len - c0 < geom.head_width ? len : c0 + geom.head_width;
-    if (c0 >= c1) return;
-    const std::size_t st = std::size_t(hs);
-    const std::size_t b = std::size_t(geom.hack_offsets(h)) + std::size_t(lane);
-    const S* v = values + b;
-    const O* c = col_idx + b;
-    if (!scatter) {
-      S s0 = traits::zero(), s1 = traits::zero();
-      O k = c0;
-      for (; k + 3 < c1; k += 4) {
-        const std::size_t e0 = std::size_t(k) * st, e1 = e0 + st, e2 = e1 + st, e3 = e2 + st;
-        const O i0 = c[e0], i1 = c[e1], i2 = c[e2], i3 = c[e3];
-        const S v0 = v[e0], v1 = v[e1], v2 = v[e2], v3 = v[e3];
-        const S x0 = x(i0), x1 = x(i1), x2 = x(i2), x3 = x(i3);
-        s0 += v0 * x0;
-        s1 += v1 * x1;
-        s0 += v2 * x2;
-        s1 += v3 * x3;
-      }
-      for (; k < c1; ++k) s0 += v[std::size_t(k) * st] * x(c[std::size_t(k) * st]);
-      atomic_accumulate(&y(geom.row(O(p))), alpha * (s0 + s1));
-    } else {
-      const S xi = alpha * x(geom.row(O(p)));
-      for (O k = c0; k < c1; ++k) {
-        const std::size_t e = std::size_t(k) * st;
-        atomic_accumulate(&y(c[e]), (conj ? traits::conj(v[e]) : v[e]) * xi);
-      }
+  /// Lane `lane`'s part of entries [b, e): b + lane, b + lane + lanes, ..., four in flight.
+  KOKKOS_INLINE_FUNCTION S lane_dot(const std::int64_t b, const std::int64_t e,
+                                    const std::int64_t lane) const {
+    const std::int64_t t = lanes;
+    S s0 = traits::zero(), s1 = traits::zero();
+    std::int64_t k = b + lane;
+    for (; k + 3 * t < e; k += 4 * t) {
+      const O c0 = tail.col_idx(k), c1 = tail.col_idx(k + t), c2 = tail.col_idx(k + 2 * t),
+              c3 = tail.col_idx(k + 3 * t);
+      const S v0 = tail.values(k), v1 = tail.values(k + t), v2 = tail.values(k + 2 * t),
+              v3 = tail.values(k + 3 * t);
+      const S x0 = x(c0), x1 = x(c1), x2 = x(c2), x3 = x(c3);
+      s0 += v0 * x0;
+      s1 += v1 * x1;
+      s0 += v2 * x2;
+      s1 += v3 * x3;
     }
+    for (; k < e; k += t) s0 += tail.values(k) * x(tail.col_idx(k));
+    return s0 + s1;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    const std::int64_t n = tail.n_segments();
+    const std::int64_t begin = std::int64_t(team.league_rank()) * segments_per_team;
+    const std::int64_t end = begin + segments_per_team < n ? begin + segments_per_team : n;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const std::int64_t s) {
+      const O p = tail.pos(s);
+      const std::int64_t b = std::int64_t(tail.offsets(s));
+      const std::int64_t e = std::int64_t(tail.offsets(s + 1));
+      if (!scatter) {
+        S sum = traits::zero();
+        if (lanes == 1) {
+          sum = lane_dot(b, e, 0);
+        } else {
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, lanes),
+              [&](const int lane, S& acc) { acc += lane_dot(b, e, lane); }, sum);
+        }
+        Kokkos::single(Kokkos::PerThread(team),
+                       [&]() { atomic_accumulate(&y(geom.row(p)), alpha * sum); });
+      } else {
+        const S xi = alpha * x(geom.row(p));
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, e - b), [&](const std::int64_t k) {
+          const S v = conj ? traits::conj(tail.values(b + k)) : tail.values(b + k);
+          atomic_accumulate(&y(tail.col_idx(b + k)), v * xi);
+        });
+      }
+    });
   }
 };
 
-/// Launches HllWideItemsSpmv over the items (nothing when there are none). Must run after the
-/// padded-row kernel of the same product.
+/// Default lanes per tail segment: on GPUs about 8 entries per lane (the smallest power of two
+/// >= mean segment length / 8, at most 32); one on CPU backends.
+inline int default_tail_lanes(double mean_segment_length, bool gpu) {
+  if (!gpu) return 1;
+  int lanes = 1;
+  while (lanes < 32 && 8.0 * lanes < mean_segment_length) lanes *= 2;
+  return lanes;
+}
+
+/// Launches HllTailSpmv over the tail's segments (nothing when there are none). Must run after
+/// the padded-row kernel of the same product; `lanes` is resolved (1-32), teams as the row
+/// kernels' (impl::resolve_row_launch with `lanes` lanes per vector).
 template <class Device, class S, class O, class F, class XView, class YView>
-void hll_wide_items_spmv(Mode mode, S alpha, const S* values, const O* col_idx,
-                         const HllRowGeometry<O, F, Device>& geom,
-                         const Kokkos::View<const O*, Device>& row_len,
-                         const Kokkos::View<const O*, Device>& item_hack,
-                         const Kokkos::View<const O*, Device>& item_col, O npos, const XView& x,
-                         const YView& y) {
+void hll_tail_spmv(Mode mode, S alpha, const HllTail<S, O, F, Device>& tail,
+                   const HllRowGeometry<O, F, Device>& geom, int lanes, const XView& x,
+                   const YView& y) {
   using exec = typename Device::execution_space;
-  const std::int64_t n_items = std::int64_t(item_hack.extent(0));
-  if (n_items == 0 || npos == 0) return;
-  HllWideItemsSpmv<S, O, F, Device, XView, YView> f{
-      values, col_idx, geom,  row_len,         item_hack,       item_col,
-      x,      y,       alpha, mode != Mode::N, mode == Mode::H, npos};
-  Kokkos::parallel_for("spk::hll_spmv::wide_items",
-                       Range64<exec>(0, n_items * std::int64_t(geom.hack_size)), f);
+  using functor = HllTailSpmv<S, O, F, Device, XView, YView>;
+  const std::int64_t n = tail.n_segments();
+  if (n == 0) return;
+  const RowLaunch launch =
+      resolve_row_launch("spk::spmv (HLL tail)", lanes, 0, 0, 0.0, is_gpu_space<exec>());
+  const std::int64_t per_team = launch.rows_per_team;
+  functor f{
+      tail, geom, x, y, alpha, mode != Mode::N, mode == Mode::H, per_team, launch.threads_per_row};
+  Kokkos::TeamPolicy<exec> policy(int((n + per_team - 1) / per_team), launch.team_size,
+                                  launch.threads_per_row);
+  require_team_size("spk::spmv", policy, f, launch.team_size, launch.threads_per_row);
+  Kokkos::parallel_for("spk::hll_spmv::tail", policy, f);
 }
 
 }  // namespace impl
