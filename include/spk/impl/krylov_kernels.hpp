@@ -24,7 +24,7 @@ namespace impl {
 
 /// Number of doubles of a dot product of S: 1 (real) or 2 (real and imaginary part).
 template <class S>
-constexpr unsigned dot_count() {
+KOKKOS_INLINE_FUNCTION constexpr unsigned dot_count() {
   return scalar_traits<S>::is_complex ? 2u : 1u;
 }
 
