@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarises spk-bench JSON files as Markdown tables for docs/PERFORMANCE.md.
 
-usage: summarize.py [--large] [--formats] RESULT.json [RESULT.json ...]
+usage: summarize.py [--large] [--formats | --coo] RESULT.json [RESULT.json ...]
   --large    table rows for the large matrices only (the geometric means still cover all)
   --formats  one table of every format instead: per matrix and format, the speed-up of the
              format's default parameters ("auto:" / "default") and of its best variant over
@@ -147,7 +147,66 @@ def summarize_formats(path, large_only=False):
     print()
 
 
+def summarize_coo(path):
+    """Issue-5 table: balanced and compressed COO against cuSPARSE CSR ALG1 and COO, with the
+    compressed format's bytes over CSR's (cuSPARSE CSR's arrays) and its own-bytes bandwidth."""
+    with open(path) as f:
+        run = json.load(f)
+    by = defaultdict(lambda: defaultdict(list))
+    for r in run["results"]:
+        if r.get("correct", True):
+            by[r["matrix"]][r["format"]].append(r)
+    print(f"### {path} (COO formats)\n")
+    print(f"GPU: {run['gpu']}; date: {run['date']}; commit: {run['commit']}; "
+          f"copy bandwidth: {run['copy_bandwidth_gbps']:.0f} GB/s\n")
+    print(f"Command: `{run['command']}`\n")
+    print("Speed-ups over cuSPARSE CSR ALG1 (default / best variant); balanced COO also over "
+          "cuSPARSE COO; compressed memory over CSR bytes and the fraction of copy bandwidth on "
+          "its own bytes (default variant).\n")
+    print("| matrix | nnz | ALG1 ms | COO ms | balanced vs ALG1 | balanced vs COO | compressed vs "
+          "ALG1 | compressed best variant | compressed bytes / CSR | compressed own-bytes % copy |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    agg = defaultdict(list)
+    for matrix, fs in by.items():
+        if "cusparse-csr-alg1" not in fs or "cusparse-coo" not in fs:
+            continue
+        alg1, coo = fs["cusparse-csr-alg1"][0], fs["cusparse-coo"][0]
+        cells = []
+        def dflt_best(f):
+            rs = fs.get(f, [])
+            if not rs:
+                return None, None
+            best = min(rs, key=lambda r: r["median_ms"])
+            dflt = next((r for r in rs if r["variant"].startswith("auto:") and
+                         r["variant"].count("-") <= 2), best)
+            return dflt, best
+        bd, bb = dflt_best("balanced-coo")
+        cd, cb = dflt_best("compressed-coo")
+        if not bd or not cd:
+            continue
+        t = alg1["median_ms"]
+        agg["balanced default"].append(t / bd["median_ms"])
+        agg["balanced vs coo"].append(coo["median_ms"] / bd["median_ms"])
+        agg["balanced best vs coo"].append(coo["median_ms"] / bb["median_ms"])
+        agg["compressed default"].append(t / cd["median_ms"])
+        agg["compressed best"].append(t / cb["median_ms"])
+        print(f"| {matrix} | {alg1['nnz']} | {t:.4f} | {coo['median_ms']:.4f} | "
+              f"{t / bd['median_ms']:.2f} / {t / bb['median_ms']:.2f} | "
+              f"{coo['median_ms'] / bd['median_ms']:.2f} / {coo['median_ms'] / bb['median_ms']:.2f} | "
+              f"{t / cd['median_ms']:.2f} / {t / cb['median_ms']:.2f} | {cb['variant']} | "
+              f"{cd['memory_bytes'] / alg1['memory_bytes']:.2f} | "
+              f"{100 * cd.get('own_copy_fraction', 0):.0f}% |")
+    print()
+    for k, v in agg.items():
+        print(f"- {k}: geometric mean {geomean(v):.2f}x, min {min(v):.2f}x over {len(v)} matrices")
+    print()
+
+
 if __name__ == "__main__":
+    if "--coo" in sys.argv:
+        for p in [a for a in sys.argv[1:] if not a.startswith("--")]:
+            summarize_coo(p)
+        sys.exit(0)
     if "--formats" in sys.argv:
         for p in [a for a in sys.argv[1:] if not a.startswith("--")]:
             summarize_formats(p, large_only="--large" in sys.argv)
