@@ -94,7 +94,8 @@ const std::vector<FormatInfo>& format_registry() {
       {"balanced-coo", "spk balanced COO (chunks of B*K entries; B, K and accumulation variants)",
        true},
       {"compressed-coo",
-       "spk compressed COO (8/16/32-bit index offsets, 256-value table; K, raw variants)", true},
+       "spk compressed COO (8/16/32-bit index offsets, 256-value table; K, B, raw variants)",
+       true},
       {"kokkoskernels", "KokkosSparse::spmv on a zero-copy view of the CSR arrays", true},
       {"cusparse-csr-alg1", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG1", have_cusparse},
       {"cusparse-csr-alg2", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG2", have_cusparse},
@@ -505,9 +506,9 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
       spk::CompressedCooOptions raw;
       raw.value_table = false;
       ccoo("raw-", raw, {spk::CompressedCooSpmvParams{}});
-      spk::CompressedCooOptions b128;
-      b128.threads_per_chunk = 128;
-      ccoo("b128-", b128, {{spk::CooAccumulate::direct, 1}, {spk::CooAccumulate::direct, 2}});
+      spk::CompressedCooOptions b256;
+      b256.threads_per_chunk = 256;
+      ccoo("b256-", b256, {{spk::CooAccumulate::direct, 1}, {spk::CooAccumulate::direct, 2}});
     }
   }
 }
