@@ -177,7 +177,10 @@ TEST_CASE("compressed coo: chunk encodings, value table and memory") {
   CHECK(spk::CompressedCooMatrix<double, int, int, D>(p).entries_per_slot() == 8);
   CHECK(spk::CompressedCooMatrix<double, int, int, D>(
             spk_test::random_csr<double, int>(500, 500, 3, 3))
-            .entries_per_slot() == 4);
+            .entries_per_slot() == 4);  // rows of 0..6 entries, mean about 3
+  CHECK(spk::impl::default_slot_entries(900, 1000) == 1);
+  CHECK(spk::impl::default_slot_entries(1500, 1000) == 2);
+  CHECK(spk::impl::default_slot_entries(4000, 1000) == 8);
   CHECK(spk::CompressedCooMatrix<double, int, int, D>(
             spk_test::random_csr<double, int>(500, 500, 0, 3))
             .entries_per_slot() == 1);

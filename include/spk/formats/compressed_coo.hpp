@@ -33,11 +33,10 @@ struct CompressedCooOptions {
   /// B: slots (threads) per chunk, a multiple of 32 in [32, 256] (row offsets are 8 bits); 128
   /// measured a few percent faster than the paper's 256 on an H100 (docs/PERFORMANCE.md).
   int threads_per_chunk = 128;
-  /// K: entries per slot, 1, 2, 4 or 8; 0 = choose: 8 when the value table covers the values
-  /// (padding then costs 1 byte of value per entry), else 8 or 4, whichever pads less (a tie
-  /// picks 8); 2 or 1 for rows of fewer than 2 entries on average. Fewer, wider slots cost fewer
-  /// instructions per entry, which decides the speed more than the padding
-  /// (docs/PERFORMANCE.md).
+  /// K: entries per slot, 1, 2, 4 or 8; 0 = choose: the largest not above twice the mean row
+  /// length (8 from 4 entries per row on). Fewer, wider slots cost fewer instructions per
+  /// entry, which decided the speed more than the padding on every large matrix measured, raw
+  /// values included (docs/PERFORMANCE.md).
   int entries_per_thread = 0;
   /// Encode the values of a chunk as 1-byte indices when all of them are in the table of the
   /// matrix's 256 most frequent values (value types of at most 8 bytes; complex<double> is
@@ -237,28 +236,13 @@ KOKKOS_INLINE_FUNCTION std::int64_t slots_of(std::int64_t len, int k) {
   return len > 0 ? (len + k - 1) / k : 1;
 }
 
-/// Entries stored for `a` with K entries per slot (rows padded to whole slots).
-template <class ExecSpace, class Csr>
-std::int64_t padded_entries(const Csr& a, int k) {
-  const auto row_map = a.row_map();
-  std::int64_t slots = 0;
-  Kokkos::parallel_reduce(
-      "spk::ccoo::count_slots", Range64<ExecSpace>(0, std::int64_t(a.nrows())),
-      KOKKOS_LAMBDA(const std::int64_t r, std::int64_t& sum) {
-        sum += slots_of(std::int64_t(row_map(r + 1)) - std::int64_t(row_map(r)), k);
-      },
-      slots);
-  return slots * k;
-}
-
-/// Default K of `a` (see CompressedCooOptions::entries_per_thread); `tabled`: the value table
-/// covers the values.
-template <class ExecSpace, class Csr>
-int default_slot_entries(const Csr& a, bool tabled) {
-  const double mean = a.nrows() > 0 ? double(a.nnz()) / double(a.nrows()) : 0.0;
-  if (mean < 2.0) return mean >= 1.0 ? 2 : 1;
-  if (tabled) return 8;
-  return padded_entries<ExecSpace>(a, 8) <= padded_entries<ExecSpace>(a, 4) ? 8 : 4;
+/// Default K of a matrix with `nnz` entries in `nrows` rows (see
+/// CompressedCooOptions::entries_per_thread).
+inline int default_slot_entries(std::int64_t nnz, std::int64_t nrows) {
+  const double mean = nrows > 0 ? double(nnz) / double(nrows) : 0.0;
+  for (int k : {8, 4, 2})
+    if (double(k) <= 2.0 * mean) return k;
+  return 1;
 }
 
 /// Compressed COO arrays of `a`, built on its device (see the file comment of
@@ -297,7 +281,7 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
   const bool use_table = table.bits.extent(0) > 0;
   const int K = opt.entries_per_thread > 0
                     ? opt.entries_per_thread
-                    : default_slot_entries<exec>(a, use_table && table.coverage >= 0.9);
+                    : default_slot_entries(std::int64_t(a.nnz()), nrows);
   r.k = K;
   // slots: per row, scanned
   Kokkos::View<std::int64_t*, dev> slot_start("spk::ccoo::slot_start", std::size_t(nrows) + 1);
