@@ -183,8 +183,7 @@ class BalancedCooMatrix {
   }
 
   /// Partial-sum buffers of SpMV (op = N, direct accumulation), reused between products.
-  Kokkos::View<value_type*, device_type>& carry_cache() const { return *carry_; }
-  Kokkos::View<value_type*, device_type>& head_cache() const { return *head_; }
+  impl::CooPartials<value_type, device_type>& partials() const { return *partials_; }
 
  private:
   BalancedCooMatrix(ordinal_type nrows, ordinal_type ncols, std::int64_t nnz,
@@ -206,10 +205,8 @@ class BalancedCooMatrix {
   index_type empty_rows_;
   std::int64_t nnz_ = 0;
   std::int64_t stored_ = 0;
-  std::shared_ptr<Kokkos::View<value_type*, device_type>> carry_ =
-      std::make_shared<Kokkos::View<value_type*, device_type>>();
-  std::shared_ptr<Kokkos::View<value_type*, device_type>> head_ =
-      std::make_shared<Kokkos::View<value_type*, device_type>>();
+  std::shared_ptr<impl::CooPartials<value_type, device_type>> partials_ =
+      std::make_shared<impl::CooPartials<value_type, device_type>>();
 };
 
 template <class S, class O, class F, class D>
@@ -291,17 +288,15 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
   const auto data = a.data();
   const std::int64_t window = std::int64_t(lanes) * groups * K;
   const std::int64_t nwindows = (data.n + window - 1) / window;
-  auto& carry = a.carry_cache();
-  auto& head = a.head_cache();
-  if (!Trans && Acc == CooAccumulate::deterministic)
-    coo_window_partials(nwindows, carry, head);
+  auto& part = a.partials();
+  if (!Trans && Acc == CooAccumulate::deterministic) part.reserve(nwindows);
   if (!Trans && Acc == CooAccumulate::direct)
     coo_prescale_crossing_rows<exec>(nwindows, BalancedCooWindows<S, O, dev>{data, window},
                                      beta, y);
   functor f{data,
             x,
             CooOutput<S, O, YView, dev, Acc>{y, alpha, beta, beta == scalar_traits<S>::zero(),
-                                                carry, head},
+                                                part.carry, part.head},
             mode == Mode::H,
             groups,
             window,
@@ -310,22 +305,8 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
   check_team_size(policy, f, warps, lanes);
   Kokkos::parallel_for(Trans ? "spk::balanced_coo_spmv_t" : "spk::balanced_coo_spmv", policy, f);
   if (!Trans && Acc == CooAccumulate::deterministic)
-    coo_window_fixup<exec>(nwindows, BalancedCooWindows<S, O, dev>{data, window}, carry, head,
-                           alpha, beta, y);
-}
-
-template <int K, class S, class O, class F, class D, class XView, class YView>
-void balanced_coo_dispatch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
-                           const BalancedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
-                           const YView& y) {
-  if (mode != Mode::N)
-    balanced_coo_launch<K, true, CooAccumulate::atomic>(p, mode, alpha, a, x, beta, y);
-  else if (p.accumulate == CooAccumulate::atomic)
-    balanced_coo_launch<K, false, CooAccumulate::atomic>(p, mode, alpha, a, x, beta, y);
-  else if (p.accumulate == CooAccumulate::deterministic)
-    balanced_coo_launch<K, false, CooAccumulate::deterministic>(p, mode, alpha, a, x, beta, y);
-  else
-    balanced_coo_launch<K, false, CooAccumulate::direct>(p, mode, alpha, a, x, beta, y);
+    coo_window_fixup<exec>(nwindows, BalancedCooWindows<S, O, dev>{data, window}, part.carry,
+                           part.head, alpha, beta, y);
 }
 
 }  // namespace impl
@@ -346,15 +327,13 @@ void spmv(Mode mode, typename BalancedCooMatrix<S, O, F, D>::value_type alpha,
   impl::check_vector_sizes("spk::spmv", mode != Mode::N, a.nrows(), a.ncols(), x, y,
                            to_string(mode));
   const BalancedCooSpmvParams p = resolve_params(a, mode, params);
-  const bool atomic = mode != Mode::N || p.accumulate == CooAccumulate::atomic;
-  if (atomic || a.nrows() == 0 || a.ncols() == 0) impl::scale_vector(exec(), beta, y);
-  if (a.nrows() == 0 || a.ncols() == 0) return;
-  switch (p.entries_per_thread) {
-    case 1: impl::balanced_coo_dispatch<1>(p, mode, alpha, a, x, beta, y); break;
-    case 2: impl::balanced_coo_dispatch<2>(p, mode, alpha, a, x, beta, y); break;
-    case 4: impl::balanced_coo_dispatch<4>(p, mode, alpha, a, x, beta, y); break;
-    default: impl::balanced_coo_dispatch<8>(p, mode, alpha, a, x, beta, y); break;
-  }
+  impl::coo_dispatch<exec>(mode, p.accumulate, p.entries_per_thread,
+                           a.nrows() == 0 || a.ncols() == 0, beta, y,
+                           [&](auto k, auto trans, auto acc) {
+                             impl::balanced_coo_launch<decltype(k)::value, decltype(trans)::value,
+                                                       decltype(acc)::value>(p, mode, alpha, a, x,
+                                                                             beta, y);
+                           });
 }
 
 }  // namespace spk

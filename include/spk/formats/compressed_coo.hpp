@@ -480,8 +480,7 @@ class CompressedCooMatrix {
     return {codes_, base_row_, base_col_, offsets_, blob_, table_, slots_, k_, n_chunks()};
   }
 
-  Kokkos::View<value_type*, device_type>& carry_cache() const { return *carry_; }
-  Kokkos::View<value_type*, device_type>& head_cache() const { return *head_; }
+  impl::CooPartials<value_type, device_type>& partials() const { return *partials_; }
 
  private:
   ordinal_type nrows_ = 0;
@@ -496,10 +495,8 @@ class CompressedCooMatrix {
   int slots_ = 256;
   int k_ = 4;
   double table_coverage_ = 0;
-  std::shared_ptr<Kokkos::View<value_type*, device_type>> carry_ =
-      std::make_shared<Kokkos::View<value_type*, device_type>>();
-  std::shared_ptr<Kokkos::View<value_type*, device_type>> head_ =
-      std::make_shared<Kokkos::View<value_type*, device_type>>();
+  std::shared_ptr<impl::CooPartials<value_type, device_type>> partials_ =
+      std::make_shared<impl::CooPartials<value_type, device_type>>();
 };
 
 namespace impl {
@@ -628,17 +625,15 @@ void compressed_coo_launch(const CompressedCooSpmvParams& p, Mode mode, S alpha,
   const int warps = B / wslots;
   const auto data = a.data();
   const std::int64_t nwindows = data.n_chunks * warps;
-  auto& carry = a.carry_cache();
-  auto& head = a.head_cache();
-  if (!Trans && Acc == CooAccumulate::deterministic)
-    coo_window_partials(nwindows, carry, head);
+  auto& part = a.partials();
+  if (!Trans && Acc == CooAccumulate::deterministic) part.reserve(nwindows);
   if (!Trans && Acc == CooAccumulate::direct)
     coo_prescale_crossing_rows<exec>(nwindows,
                                      CompressedCooWindows<S, O, dev>{data, wslots}, beta, y);
   functor f{data,
             x,
             CooOutput<S, O, YView, dev, Acc>{y, alpha, beta, beta == scalar_traits<S>::zero(),
-                                                carry, head},
+                                                part.carry, part.head},
             mode == Mode::H,
             wslots,
             wslots / lanes,
@@ -648,36 +643,8 @@ void compressed_coo_launch(const CompressedCooSpmvParams& p, Mode mode, S alpha,
   Kokkos::parallel_for(Trans ? "spk::compressed_coo_spmv_t" : "spk::compressed_coo_spmv", policy,
                        f);
   if (!Trans && Acc == CooAccumulate::deterministic)
-    coo_window_fixup<exec>(nwindows, CompressedCooWindows<S, O, dev>{data, wslots}, carry, head,
-                           alpha, beta, y);
-}
-
-template <int K, int SL, class S, class O, class F, class D, class XView, class YView>
-void compressed_coo_dispatch_sl(const CompressedCooSpmvParams& p, Mode mode, S alpha,
-                                const CompressedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
-                                const YView& y) {
-  if (mode != Mode::N)
-    compressed_coo_launch<K, SL, true, CooAccumulate::atomic>(p, mode, alpha, a, x, beta, y);
-  else if (p.accumulate == CooAccumulate::atomic)
-    compressed_coo_launch<K, SL, false, CooAccumulate::atomic>(p, mode, alpha, a, x, beta, y);
-  else if (p.accumulate == CooAccumulate::deterministic)
-    compressed_coo_launch<K, SL, false, CooAccumulate::deterministic>(p, mode, alpha, a, x, beta,
-                                                                      y);
-  else
-    compressed_coo_launch<K, SL, false, CooAccumulate::direct>(p, mode, alpha, a, x, beta, y);
-}
-
-template <int K, class S, class O, class F, class D, class XView, class YView>
-void compressed_coo_dispatch(const CompressedCooSpmvParams& p, Mode mode, S alpha,
-                             const CompressedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
-                             const YView& y) {
-  using exec = typename CompressedCooMatrix<S, O, F, D>::execution_space;
-  if (!is_gpu_space<exec>() || p.slots_per_lane == 1)  // CPU: SL = 1, a chunk per thread
-    compressed_coo_dispatch_sl<K, 1>(p, mode, alpha, a, x, beta, y);
-  else if (p.slots_per_lane == 2)
-    compressed_coo_dispatch_sl<K, 2>(p, mode, alpha, a, x, beta, y);
-  else
-    compressed_coo_dispatch_sl<K, 4>(p, mode, alpha, a, x, beta, y);
+    coo_window_fixup<exec>(nwindows, CompressedCooWindows<S, O, dev>{data, wslots},
+                           part.carry, part.head, alpha, beta, y);
 }
 
 }  // namespace impl
@@ -697,16 +664,22 @@ void spmv(Mode mode, typename CompressedCooMatrix<S, O, F, D>::value_type alpha,
   impl::check_vector_sizes("spk::spmv", mode != Mode::N, a.nrows(), a.ncols(), x, y,
                            to_string(mode));
   const CompressedCooSpmvParams p = resolve_params(a, mode, params);
-  const bool atomic = mode != Mode::N || p.accumulate == CooAccumulate::atomic;
-  const bool empty = a.nrows() == 0 || a.ncols() == 0;
-  if (atomic || empty) impl::scale_vector(exec(), beta, y);
-  if (empty) return;
-  switch (a.entries_per_slot()) {
-    case 1: impl::compressed_coo_dispatch<1>(p, mode, alpha, a, x, beta, y); break;
-    case 2: impl::compressed_coo_dispatch<2>(p, mode, alpha, a, x, beta, y); break;
-    case 4: impl::compressed_coo_dispatch<4>(p, mode, alpha, a, x, beta, y); break;
-    default: impl::compressed_coo_dispatch<8>(p, mode, alpha, a, x, beta, y); break;
-  }
+  impl::coo_dispatch<exec>(
+      mode, p.accumulate, a.entries_per_slot(), a.nrows() == 0 || a.ncols() == 0, beta, y,
+      [&](auto k, auto trans, auto acc) {
+        constexpr int K = decltype(k)::value;
+        constexpr bool T = decltype(trans)::value;
+        constexpr CooAccumulate A = decltype(acc)::value;
+        // CPU backends take a chunk per thread (resolve_params gives one slot per lane)
+        if constexpr (!impl::is_gpu_space<exec>())
+          impl::compressed_coo_launch<K, 1, T, A>(p, mode, alpha, a, x, beta, y);
+        else if (p.slots_per_lane == 1)
+          impl::compressed_coo_launch<K, 1, T, A>(p, mode, alpha, a, x, beta, y);
+        else if (p.slots_per_lane == 2)
+          impl::compressed_coo_launch<K, 2, T, A>(p, mode, alpha, a, x, beta, y);
+        else
+          impl::compressed_coo_launch<K, 4, T, A>(p, mode, alpha, a, x, beta, y);
+      });
 }
 
 }  // namespace spk

@@ -27,6 +27,7 @@
 #include <spk/error.hpp>
 #include <spk/impl/csr_spmv.hpp>
 #include <spk/impl/warp.hpp>
+#include <spk/mode.hpp>
 #include <spk/scalar.hpp>
 
 namespace spk {
@@ -212,16 +213,48 @@ void coo_prescale_crossing_rows(std::int64_t nwindows, const Info& info, S beta,
       });
 }
 
-/// The partial-sum buffers of nwindows windows, reused while large enough (keyed by the
-/// matrix's cache slot `cache`; two products on one matrix must not run concurrently).
+/// The per-window partial sums of CooAccumulate::deterministic, kept with a matrix and reused
+/// while large enough (two products on one matrix must not run concurrently).
 template <class S, class Device>
-void coo_window_partials(std::int64_t nwindows, Kokkos::View<S*, Device>& carry_cache,
-                         Kokkos::View<S*, Device>& head_cache) {
-  if (std::int64_t(carry_cache.extent(0)) < nwindows) {
-    carry_cache = Kokkos::View<S*, Device>(
+struct CooPartials {
+  Kokkos::View<S*, Device> carry;
+  Kokkos::View<S*, Device> head;
+  void reserve(std::int64_t nwindows) {
+    if (std::int64_t(carry.extent(0)) >= nwindows) return;
+    carry = Kokkos::View<S*, Device>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::coo::carry"), std::size_t(nwindows));
-    head_cache = Kokkos::View<S*, Device>(
+    head = Kokkos::View<S*, Device>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::coo::head"), std::size_t(nwindows));
+  }
+};
+
+/// The runtime choices of a COO product as compile-time constants: calls
+/// launch(std::integral_constant<int, K>, std::bool_constant<op != N>,
+/// std::integral_constant<CooAccumulate, mode>) for k in {1, 2, 4, 8} (op = T / H always scatter
+/// with atomics). First y = beta y where the kernels add into y (op = T / H, the atomic mode) or
+/// where nothing runs (`empty`: no rows or no columns).
+template <class ExecSpace, class S, class YView, class Launch>
+void coo_dispatch(Mode mode, CooAccumulate acc, int k, bool empty, S beta, const YView& y,
+                  const Launch& launch) {
+  const bool trans = mode != Mode::N;
+  if (trans || acc == CooAccumulate::atomic || empty) scale_vector(ExecSpace(), beta, y);
+  if (empty) return;
+  const auto with_k = [&](auto kc) {
+    using A = CooAccumulate;
+    if (trans)
+      launch(kc, std::true_type{}, std::integral_constant<A, A::atomic>{});
+    else if (acc == A::atomic)
+      launch(kc, std::false_type{}, std::integral_constant<A, A::atomic>{});
+    else if (acc == A::deterministic)
+      launch(kc, std::false_type{}, std::integral_constant<A, A::deterministic>{});
+    else
+      launch(kc, std::false_type{}, std::integral_constant<A, A::direct>{});
+  };
+  switch (k) {
+    case 1: with_k(std::integral_constant<int, 1>{}); break;
+    case 2: with_k(std::integral_constant<int, 2>{}); break;
+    case 4: with_k(std::integral_constant<int, 4>{}); break;
+    default: with_k(std::integral_constant<int, 8>{}); break;
   }
 }
 
