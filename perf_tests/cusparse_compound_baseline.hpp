@@ -183,8 +183,8 @@ class BsrCall {
       std::string why;
       if (prepare_generic(why)) return;
       if (api == BsrApi::generic)
-        spk::throw_runtime_error("spk_bench::BsrCall", "cusparseSpMV refuses this BSR matrix: ",
-                                 why);
+        spk::throw_runtime_error("spk_bench::BsrCall",
+                                 "cusparseSpMV refuses this BSR matrix: ", why);
     }
     cusparse_check(cusparseCreateMatDescr(&descr_), "cusparseCreateMatDescr");
   }
@@ -199,13 +199,13 @@ class BsrCall {
 
   void run(Real alpha, Real beta) {
     if (mat_) {
-      cusparse_check(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_,
-                                  xvec_, &beta, yvec_, cuda_type<Real>(), CUSPARSE_SPMV_BSR_ALG1,
-                                  buffer_.data()),
-                     "cusparseSpMV (BSR)");
+      cusparse_check(
+          cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_, xvec_, &beta,
+                       yvec_, cuda_type<Real>(), CUSPARSE_SPMV_BSR_ALG1, buffer_.data()),
+          "cusparseSpMV (BSR)");
     } else {
-      cusparse_check(legacy_bsrmv(handle_.get(), mb_, nb_, nnzb_, &alpha, descr_, values_,
-                                  row_map_, col_idx_, block_, x_, &beta, y_),
+      cusparse_check(legacy_bsrmv(handle_.get(), mb_, nb_, nnzb_, &alpha, descr_, values_, row_map_,
+                                  col_idx_, block_, x_, &beta, y_),
                      "cusparse<t>bsrmv");
     }
   }
@@ -240,12 +240,12 @@ class BsrCall {
       buffer_ = Kokkos::View<char*, Kokkos::CudaSpace>("spk_bench::bsr_buffer", bytes + 1);
       Kokkos::View<Real*, Kokkos::CudaSpace> scratch("spk_bench::bsr_scratch", n_out + 1);
       cusparseDnVecDescr_t svec = nullptr;
-      good = ok(cusparseCreateDnVec(&svec, n_out, scratch.data(), cuda_type<Real>()),
-                "cusparseCreateDnVec") &&
-             ok(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, xvec_,
-                             &zero, svec, cuda_type<Real>(), CUSPARSE_SPMV_BSR_ALG1,
-                             buffer_.data()),
-                "cusparseSpMV");
+      good =
+          ok(cusparseCreateDnVec(&svec, n_out, scratch.data(), cuda_type<Real>()),
+             "cusparseCreateDnVec") &&
+          ok(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, xvec_, &zero,
+                          svec, cuda_type<Real>(), CUSPARSE_SPMV_BSR_ALG1, buffer_.data()),
+             "cusparseSpMV");
       if (svec) cusparseDestroyDnVec(svec);
       const cudaError_t e = cudaStreamSynchronize(Kokkos::Cuda().cuda_stream());
       if (good && e != cudaSuccess) {
@@ -320,13 +320,12 @@ class CusparseBsrSpmv {
   CusparseBsrSpmv(const matrix_type& a, const XView& x, const YView& y,
                   BsrApi api = BsrApi::automatic)
       : a_(a),
-        call_(a.nrows(), a.ncols(), a.nnz(), B, a.row_map().data(), a.col_idx().data(),
-              reinterpret_cast<const Real*>(a.values().data()),
-              impl::vector_reals<Real, vector_type>(x, a.ncols(), "spk_bench::CusparseBsrSpmv",
-                                                    "x"),
-              impl::vector_reals<Real, vector_type>(y, a.nrows(), "spk_bench::CusparseBsrSpmv",
-                                                    "y"),
-              api) {}
+        call_(
+            a.nrows(), a.ncols(), a.nnz(), B, a.row_map().data(), a.col_idx().data(),
+            reinterpret_cast<const Real*>(a.values().data()),
+            impl::vector_reals<Real, vector_type>(x, a.ncols(), "spk_bench::CusparseBsrSpmv", "x"),
+            impl::vector_reals<Real, vector_type>(y, a.nrows(), "spk_bench::CusparseBsrSpmv", "y"),
+            api) {}
 
   /// y = alpha A x + beta y.
   void run(Real alpha, Real beta) { call_.run(alpha, beta); }
@@ -364,10 +363,10 @@ class CusparseQuaternionBsrSpmv {
         blocks_(expand(a)),
         call_(a.nrows(), a.ncols(), a.nnz(), 4, a.row_map().data(), a.col_idx().data(),
               blocks_.data(),
-              impl::vector_reals<Real, vector_type>(
-                  x, a.ncols(), "spk_bench::CusparseQuaternionBsrSpmv", "x"),
-              impl::vector_reals<Real, vector_type>(
-                  y, a.nrows(), "spk_bench::CusparseQuaternionBsrSpmv", "y"),
+              impl::vector_reals<Real, vector_type>(x, a.ncols(),
+                                                    "spk_bench::CusparseQuaternionBsrSpmv", "x"),
+              impl::vector_reals<Real, vector_type>(y, a.nrows(),
+                                                    "spk_bench::CusparseQuaternionBsrSpmv", "y"),
               api) {}
 
   /// y = alpha A x + beta y.
@@ -426,11 +425,9 @@ class CusparseQuaternionHamiltonSpmv {
         ldx_(impl::work_ld(a.ncols())),
         ldy_(impl::work_ld(a.nrows())),
         x_(impl::vector_reals<Real, vector_type>(x, a.ncols(),
-                                                 "spk_bench::CusparseQuaternionHamiltonSpmv",
-                                                 "x")),
+                                                 "spk_bench::CusparseQuaternionHamiltonSpmv", "x")),
         y_(impl::vector_reals<Real, vector_type>(y, a.nrows(),
-                                                 "spk_bench::CusparseQuaternionHamiltonSpmv",
-                                                 "y")),
+                                                 "spk_bench::CusparseQuaternionHamiltonSpmv", "y")),
         comps_(impl::quaternion_components(a)),
         xs_("spk_bench::quat_hamilton_x", std::size_t(4 * ldx_)),
         t_("spk_bench::quat_hamilton_t", std::size_t(16 * ldy_)) {
@@ -441,24 +438,24 @@ class CusparseQuaternionHamiltonSpmv {
                    "cusparseCreateDnMat");
     std::size_t offsets[5] = {0, 0, 0, 0, 0};
     for (int m = 0; m < 4; ++m) {
-      cusparse_check(cusparseCreateCsr(&mats_[m], nrows_, ncols_, nnz, a.row_map().data(),
-                                       a.col_idx().data(), comps_.data() + m * nnz,
-                                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                       CUSPARSE_INDEX_BASE_ZERO, cuda_type<Real>()),
-                     "cusparseCreateCsr");
+      cusparse_check(
+          cusparseCreateCsr(&mats_[m], nrows_, ncols_, nnz, a.row_map().data(), a.col_idx().data(),
+                            comps_.data() + m * nnz, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                            CUSPARSE_INDEX_BASE_ZERO, cuda_type<Real>()),
+          "cusparseCreateCsr");
       cusparse_check(cusparseCreateDnMat(&tmats_[m], nrows_, 4, ldy_, t_.data() + 4 * m * ldy_,
                                          cuda_type<Real>(), CUSPARSE_ORDER_COL),
                      "cusparseCreateDnMat");
       std::size_t bytes = 0;
-      cusparse_check(cusparseSpMM_bufferSize(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                             CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mats_[m],
-                                             xmat_, &zero, tmats_[m], cuda_type<Real>(), alg_,
-                                             &bytes),
-                     "cusparseSpMM_bufferSize");
+      cusparse_check(
+          cusparseSpMM_bufferSize(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                  CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mats_[m], xmat_, &zero,
+                                  tmats_[m], cuda_type<Real>(), alg_, &bytes),
+          "cusparseSpMM_bufferSize");
       offsets[m + 1] = offsets[m] + impl::align_buffer(bytes);
     }
-    buffer_ = Kokkos::View<char*, Kokkos::CudaSpace>("spk_bench::quat_hamilton_buffer",
-                                                     offsets[4] + 1);
+    buffer_ =
+        Kokkos::View<char*, Kokkos::CudaSpace>("spk_bench::quat_hamilton_buffer", offsets[4] + 1);
     for (int m = 0; m < 4; ++m) buffers_[m] = buffer_.data() + offsets[m];
   }
 
@@ -475,21 +472,20 @@ class CusparseQuaternionHamiltonSpmv {
 
   /// y = alpha A x + beta y: split x (one kernel), four SpMMs, combine (one kernel).
   void run(Real alpha, Real beta) {
-    Kokkos::parallel_for("spk_bench::quat_hamilton_split", impl::CudaRange(0, ncols_),
-                         impl::AosToSoa4<Real>{
-                             impl::RealView<const Real>(x_, std::size_t(4 * ncols_)),
-                             impl::RealView<Real>(xs_.data(), xs_.extent(0)), ldx_});
+    Kokkos::parallel_for(
+        "spk_bench::quat_hamilton_split", impl::CudaRange(0, ncols_),
+        impl::AosToSoa4<Real>{impl::RealView<const Real>(x_, std::size_t(4 * ncols_)),
+                              impl::RealView<Real>(xs_.data(), xs_.extent(0)), ldx_});
     const Real one(1), zero(0);
     for (int m = 0; m < 4; ++m)
       cusparse_check(cusparseSpMM(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE,
                                   CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mats_[m], xmat_, &zero,
                                   tmats_[m], cuda_type<Real>(), alg_, buffers_[m]),
                      "cusparseSpMM");
-    Kokkos::parallel_for(
-        "spk_bench::quat_hamilton_combine", impl::CudaRange(0, nrows_),
-        impl::HamiltonCombine<Real>{impl::RealView<const Real>(t_.data(), t_.extent(0)),
-                                    impl::RealView<Real>(y_, std::size_t(4 * nrows_)), ldy_,
-                                    alpha, beta});
+    Kokkos::parallel_for("spk_bench::quat_hamilton_combine", impl::CudaRange(0, nrows_),
+                         impl::HamiltonCombine<Real>{
+                             impl::RealView<const Real>(t_.data(), t_.extent(0)),
+                             impl::RealView<Real>(y_, std::size_t(4 * nrows_)), ldy_, alpha, beta});
   }
 
   /// Bytes of the arrays cuSPARSE reads: one row_map and col_idx, four real value arrays.
@@ -538,23 +534,21 @@ class CusparseQuaternionHamilton16Spmv {
         ncols_(a.ncols()),
         ldx_(impl::work_ld(a.ncols())),
         ldy_(impl::work_ld(a.nrows())),
-        x_(impl::vector_reals<Real, vector_type>(x, a.ncols(),
-                                                 "spk_bench::CusparseQuaternionHamilton16Spmv",
-                                                 "x")),
-        y_(impl::vector_reals<Real, vector_type>(y, a.nrows(),
-                                                 "spk_bench::CusparseQuaternionHamilton16Spmv",
-                                                 "y")),
+        x_(impl::vector_reals<Real, vector_type>(
+            x, a.ncols(), "spk_bench::CusparseQuaternionHamilton16Spmv", "x")),
+        y_(impl::vector_reals<Real, vector_type>(
+            y, a.nrows(), "spk_bench::CusparseQuaternionHamilton16Spmv", "y")),
         comps_(impl::quaternion_components(a)),
         xs_("spk_bench::quat_hamilton16_x", std::size_t(4 * ldx_)),
         ys_("spk_bench::quat_hamilton16_y", std::size_t(4 * ldy_)) {
     const std::int64_t nnz = a.nnz();
     const Real one(1);
     for (int c = 0; c < 4; ++c) {
-      cusparse_check(cusparseCreateCsr(&mats_[c], nrows_, ncols_, nnz, a.row_map().data(),
-                                       a.col_idx().data(), comps_.data() + c * nnz,
-                                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                       CUSPARSE_INDEX_BASE_ZERO, cuda_type<Real>()),
-                     "cusparseCreateCsr");
+      cusparse_check(
+          cusparseCreateCsr(&mats_[c], nrows_, ncols_, nnz, a.row_map().data(), a.col_idx().data(),
+                            comps_.data() + c * nnz, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                            CUSPARSE_INDEX_BASE_ZERO, cuda_type<Real>()),
+          "cusparseCreateCsr");
       cusparse_check(
           cusparseCreateDnVec(&xvecs_[c], ncols_, xs_.data() + c * ldx_, cuda_type<Real>()),
           "cusparseCreateDnVec");
@@ -590,28 +584,28 @@ class CusparseQuaternionHamilton16Spmv {
 
   /// y = alpha A x + beta y: split x (and y), sixteen SpMVs, merge y.
   void run(Real alpha, Real beta) {
-    Kokkos::parallel_for("spk_bench::quat_hamilton16_split_x", impl::CudaRange(0, ncols_),
-                         impl::AosToSoa4<Real>{
-                             impl::RealView<const Real>(x_, std::size_t(4 * ncols_)),
-                             impl::RealView<Real>(xs_.data(), xs_.extent(0)), ldx_});
+    Kokkos::parallel_for(
+        "spk_bench::quat_hamilton16_split_x", impl::CudaRange(0, ncols_),
+        impl::AosToSoa4<Real>{impl::RealView<const Real>(x_, std::size_t(4 * ncols_)),
+                              impl::RealView<Real>(xs_.data(), xs_.extent(0)), ldx_});
     if (beta != Real(0))
-      Kokkos::parallel_for("spk_bench::quat_hamilton16_split_y", impl::CudaRange(0, nrows_),
-                           impl::AosToSoa4<Real>{
-                               impl::RealView<const Real>(y_, std::size_t(4 * nrows_)),
-                               impl::RealView<Real>(ys_.data(), ys_.extent(0)), ldy_});
+      Kokkos::parallel_for(
+          "spk_bench::quat_hamilton16_split_y", impl::CudaRange(0, nrows_),
+          impl::AosToSoa4<Real>{impl::RealView<const Real>(y_, std::size_t(4 * nrows_)),
+                                impl::RealView<Real>(ys_.data(), ys_.extent(0)), ldy_});
     const Real one(1);
     for (int o = 0; o < 4; ++o)
       for (int m = 0; m < 4; ++m) {
         const Real a = alpha * Real(impl::hamilton_sign(o, m));
-        cusparse_check(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &a,
-                                    mats_[m], xvecs_[o ^ m], m == 0 ? &beta : &one, yvecs_[o],
+        cusparse_check(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &a, mats_[m],
+                                    xvecs_[o ^ m], m == 0 ? &beta : &one, yvecs_[o],
                                     cuda_type<Real>(), alg_, buffers_[4 * o + m]),
                        "cusparseSpMV");
       }
-    Kokkos::parallel_for("spk_bench::quat_hamilton16_merge_y", impl::CudaRange(0, nrows_),
-                         impl::Soa4ToAos<Real>{
-                             impl::RealView<const Real>(ys_.data(), ys_.extent(0)),
-                             impl::RealView<Real>(y_, std::size_t(4 * nrows_)), ldy_});
+    Kokkos::parallel_for(
+        "spk_bench::quat_hamilton16_merge_y", impl::CudaRange(0, nrows_),
+        impl::Soa4ToAos<Real>{impl::RealView<const Real>(ys_.data(), ys_.extent(0)),
+                              impl::RealView<Real>(y_, std::size_t(4 * nrows_)), ldy_});
   }
 
   /// Bytes of the arrays cuSPARSE reads: one row_map and col_idx, four real value arrays.

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <limits>
 #include <numeric>
@@ -26,10 +25,11 @@ namespace {
 const char* const usage =
     "usage: spk-cusparse-compound-check [--rows N] [--seed S] [--tol-factor F]\n"
     "\n"
-    "Runs the cuSPARSE compound baselines (cusparse-bsr for blocks 2, 3, 4, 6; cusparse-quat-bsr4,\n"
-    "cusparse-quat-hamilton, cusparse-quat-hamilton-spmv for quaternions; float and double) on\n"
-    "random N-block-row matrices (N/10 fewer columns, random row lengths, empty rows, one long\n"
-    "row) with alpha, beta = (1.5, -0.5) and (1, 0), against a host reference in double.\n"
+    "Runs the cuSPARSE compound baselines (cusparse-bsr for blocks 2, 3, 4, 6;\n"
+    "cusparse-quat-bsr4, cusparse-quat-hamilton, cusparse-quat-hamilton-spmv for quaternions;\n"
+    "float and double) on random N-block-row matrices (N/10 fewer columns, random row\n"
+    "lengths, empty rows, one long row) with alpha, beta = (1.5, -0.5) and (1, 0), against\n"
+    "a host reference in double.\n"
     "The error of a component is |y - ref| / (|alpha| (|A||x|) + |beta| |y0|); it must stay\n"
     "below F (len k + 8) u, len the row's entries, k the reals per vector entry, u the unit\n"
     "roundoff of the real type.\n"
@@ -110,7 +110,7 @@ struct Problem {
   Kokkos::View<V*, Kokkos::CudaSpace> dx, dy;
 
   Problem(int rows, std::mt19937& rng) : nrows(rows), ncols(std::max(1, rows - rows / 10)) {
-    std::vector<int> cols(std::size_t(ncols));
+    std::vector<int> cols(static_cast<std::size_t>(ncols));
     std::iota(cols.begin(), cols.end(), 0);
     row_map.push_back(0);
     for (int i = 0; i < nrows; ++i) {
@@ -204,8 +204,7 @@ void check(const Problem<E>& pb, double tol_factor, const char* variant, Args...
       const bool ok = scaled <= 1;
       if (!ok) ++failures;
       std::printf("%-10s %-28s %-24s alpha=%-4g beta=%-5g max rel err %.3e (%.3f of tol) %s\n",
-                  entry, Baseline::name, variant, ab[0], ab[1], rel, scaled,
-                  ok ? "ok" : "FAILED");
+                  entry, Baseline::name, variant, ab[0], ab[1], rel, scaled, ok ? "ok" : "FAILED");
     }
   } catch (const std::exception& e) {
     ++failures;
