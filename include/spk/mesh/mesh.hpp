@@ -70,6 +70,32 @@ inline void check_mesh(const TetMesh& m, const char* where = "spk::check_mesh") 
   impl::check_element_indices(where, m.tetrahedra, m.vertices.size(), "tetrahedron");
 }
 
+/// Row numbering of the mesh matrices (spk/compound/): for each vertex, its number among the
+/// vertices referenced by some triangle, counted in vertex order, or -1 for an unreferenced
+/// vertex. O(vertices + triangles).
+inline std::vector<int> vertex_rows(const TriangleMesh& m) {
+  check_mesh(m, "spk::vertex_rows");
+  std::vector<int> row(m.vertices.size(), -1);
+  for (const auto& t : m.triangles)
+    for (int v : t) row[std::size_t(v)] = 0;
+  int next = 0;
+  for (auto& r : row)
+    if (r == 0) r = next++;
+  return row;
+}
+
+/// vertex_rows for the vertices referenced by some tetrahedron. O(vertices + tetrahedra).
+inline std::vector<int> vertex_rows(const TetMesh& m) {
+  check_mesh(m, "spk::vertex_rows");
+  std::vector<int> row(m.vertices.size(), -1);
+  for (const auto& t : m.tetrahedra)
+    for (int v : t) row[std::size_t(v)] = 0;
+  int next = 0;
+  for (auto& r : row)
+    if (r == 0) r = next++;
+  return row;
+}
+
 /// Area of triangle t of m (>= 0). O(1); t is not checked.
 inline double triangle_area(const TriangleMesh& m, std::size_t t) {
   const auto& p = m.vertices;
