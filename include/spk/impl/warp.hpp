@@ -83,9 +83,9 @@ struct Warp<Kokkos::Cuda> {
 #endif
   }
 
-  /// K consecutive entries through the read-only (non-coherent) path: 16 bytes per load when
-  /// K * sizeof(T) is a multiple of 16, one 8- or 4-byte load when it is 8 or 4 (the caller
-  /// guarantees alignment to 16 bytes, or to K * sizeof(T) when that is smaller).
+  /// K consecutive entries through the read-only (non-coherent) path with the widest loads
+  /// that K * sizeof(T) is a multiple of: 16, else 8, else 4 bytes (the caller guarantees that
+  /// p is aligned to that width).
   template <int K, class T>
   KOKKOS_INLINE_FUNCTION static void load(const T* p, T (&out)[K]) {
 #if defined(__CUDA_ARCH__)
@@ -95,12 +95,16 @@ struct Warp<Kokkos::Cuda> {
       const int4* src = reinterpret_cast<const int4*>(p);
       for (int i = 0; i < bytes / 16; ++i) raw[i] = __ldg(src + i);
       memcpy(static_cast<void*>(out), raw, bytes);
-    } else if constexpr (bytes == 8) {
-      const uint2 raw = __ldg(reinterpret_cast<const uint2*>(p));
-      memcpy(static_cast<void*>(out), &raw, bytes);
-    } else if constexpr (bytes == 4) {
-      const unsigned raw = __ldg(reinterpret_cast<const unsigned*>(p));
-      memcpy(static_cast<void*>(out), &raw, bytes);
+    } else if constexpr (bytes % 8 == 0) {
+      uint2 raw[bytes / 8];
+      const uint2* src = reinterpret_cast<const uint2*>(p);
+      for (int i = 0; i < bytes / 8; ++i) raw[i] = __ldg(src + i);
+      memcpy(static_cast<void*>(out), raw, bytes);
+    } else if constexpr (bytes % 4 == 0) {
+      unsigned raw[bytes / 4];
+      const unsigned* src = reinterpret_cast<const unsigned*>(p);
+      for (int i = 0; i < bytes / 4; ++i) raw[i] = __ldg(src + i);
+      memcpy(static_cast<void*>(out), raw, bytes);
     } else {
       for (int j = 0; j < K; ++j) out[j] = p[j];
     }
