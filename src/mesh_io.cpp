@@ -167,8 +167,10 @@ class Cursor {
   /// Throws std::invalid_argument at the end of the file.
   template <class... Args>
   [[noreturn]] void fail_end(Args&&... what) const {
+    // the last line of the file, not the empty one after its final '\n'
+    const i64 last = line_ - (p_ >= n_ && n_ > 0 && d_[n_ - 1] == '\n' ? 1 : 0);
     if (lines_valid_)
-      throw_invalid_argument(where_, path_, ":", std::max<i64>(line_, 1), ": file ends ",
+      throw_invalid_argument(where_, path_, ":", std::max<i64>(last, 1), ": file ends ",
                              std::forward<Args>(what)...);
     throw_invalid_argument(where_, path_, " (byte ", n_, "): file ends ",
                            std::forward<Args>(what)...);
@@ -744,9 +746,11 @@ std::pair<std::vector<std::array<double, 3>>, std::vector<std::array<int, N>>> m
         if (iequals(t, k.name)) s = &k;
       if (!s) c.fail("unsupported section ", quote(t));
       const std::string section(t);
+      const i64 section_line = c.token_line();
       const i64 n = c.count("the number of entries", std::numeric_limits<i64>::max() / 16);
       if (n > 0 && (N == 3 ? s->refuse_triangles : s->refuse_tets))
-        c.fail("unsupported element: section ", section, " with ", n, " entries");
+        c.fail_line(section_line, "unsupported element: section ", section, " with ", n,
+                    " entries");
       for (i64 i = 0; i < n * s->per_entry; ++i)
         if (!c.token(t)) c.fail_end("inside section ", section);
     }
