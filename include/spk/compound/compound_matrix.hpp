@@ -16,6 +16,7 @@
 #include <spk/csr_matrix.hpp>
 #include <spk/error.hpp>
 #include <spk/formats/padding_limit.hpp>
+#include <spk/impl/compound_convert.hpp>
 #include <spk/impl/compound_spmv.hpp>
 #include <spk/impl/format_common.hpp>
 #include <spk/impl/format_convert.hpp>
@@ -58,8 +59,15 @@ class CompoundMatrix {
       : nrows_(a.nrows()), ncols_(a.ncols()), nnz_(std::size_t(a.nnz())), layout_(layout) {
     validate(layout);
     impl::check_limit_options("spk::CompoundMatrix", limit);
-    build_outer(a, limit);
-    fill(a);
+    auto outer = impl::compound_outer(a, layout, limit);
+    outer_ = outer.geometry;
+    offsets_ = outer.offsets;
+    row_len_ = outer.row_len;
+    slots_ = outer.slots;
+    inner_ = impl::ComponentGeometry(layout.inner, layout.inner_width, components, slots_);
+    col_idx_ = Kokkos::View<int*, device_type>("spk::compound::col_idx", slots_);
+    entries_ = Kokkos::View<real_type*, device_type>("spk::compound::entries", inner_.size(slots_));
+    impl::compound_fill(a, outer_, inner_, col_idx_, entries_);
   }
 
   int nrows() const { return nrows_; }
@@ -114,94 +122,14 @@ class CompoundMatrix {
     return b;
   }
 
+  /// The schedule spmv uses when none is given (e.g. one loaded from a tuning file).
+  const CompoundSchedule& schedule() const { return schedule_; }
+  void set_schedule(const CompoundSchedule& s) { schedule_ = s; }
+
   /// Kernels' state (the dynamic schedule's counter), shared by copies.
   impl::CompoundSpmvState<device_type>& state() const { return *state_; }
 
  private:
-  void build_outer(const csr_type& a, const PaddingLimit& limit) {
-    using exec = execution_space;
-    outer_.layout = layout_.outer;
-    if (layout_.outer == OuterLayout::csr) {
-      offsets_ = Kokkos::View<int*, device_type>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::compound::offsets"),
-          a.row_map().extent(0));
-      Kokkos::deep_copy(offsets_, a.row_map());
-      slots_ = nnz_;
-    } else {
-      row_len_ = impl::row_lengths(a);
-      const std::size_t csr_bytes = a.memory_bytes();
-      const double per_slot = sizeof(int) + components * sizeof(real_type);
-      if (layout_.outer == OuterLayout::ell) {
-        const std::int64_t width = impl::max_entry<exec>(row_len_);
-        outer_.pitch = impl::round_up(std::size_t(nrows_), 32);
-        const double slots = double(width) * double(outer_.pitch);
-        impl::check_padding_limit("spk::CompoundMatrix (ELL)",
-                                  "width " + std::to_string(width) + " x pitch " +
-                                      std::to_string(outer_.pitch),
-                                  slots * per_slot, csr_bytes, limit);
-        impl::check_fits<int>("spk::CompoundMatrix (ELL)", "slots", slots);
-        slots_ = std::size_t(slots);
-      } else {
-        const int slice = layout_.slice;
-        outer_.slice_shift = impl::log2_exact(slice);
-        const std::int64_t nslices = (std::int64_t(nrows_) + slice - 1) / slice;
-        Kokkos::View<std::int64_t*, device_type> off("spk::compound::slice_offsets",
-                                                     std::size_t(nslices) + 1);
-        const auto len = row_len_;
-        const int nrows = nrows_;
-        Kokkos::parallel_for(
-            "spk::compound::slice_widths", impl::Range64<exec>(0, nslices),
-            KOKKOS_LAMBDA(const std::int64_t s) {
-              int w = 0;
-              for (std::int64_t i = s * slice; i < (s + 1) * slice && i < nrows; ++i)
-                w = len(i) > w ? len(i) : w;
-              off(s + 1) = std::int64_t(w) * slice;
-            });
-        const std::int64_t slots = impl::row_lengths_to_offsets<exec>(off);
-        impl::check_padding_limit(
-            "spk::CompoundMatrix (SELL)",
-            std::to_string(nslices) + " slices of " + std::to_string(slice) + " rows",
-            double(slots) * per_slot, csr_bytes, limit);
-        impl::check_fits<int>("spk::CompoundMatrix (SELL)", "slots", double(slots));
-        offsets_ = Kokkos::View<int*, device_type>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::compound::offsets"),
-            std::size_t(nslices) + 1);
-        const auto o = offsets_;
-        Kokkos::parallel_for(
-            "spk::compound::slice_offsets", impl::Range64<exec>(0, nslices + 1),
-            KOKKOS_LAMBDA(const std::int64_t s) { o(s) = int(off(s)); });
-        slots_ = std::size_t(slots);
-      }
-    }
-    outer_.offsets = offsets_;
-    outer_.row_len = row_len_;
-  }
-
-  void fill(const csr_type& a) {
-    using exec = execution_space;
-    col_idx_ = Kokkos::View<int*, device_type>("spk::compound::col_idx", slots_);
-    inner_ = impl::ComponentGeometry(layout_.inner, layout_.inner_width, components, slots_);
-    entries_ = Kokkos::View<real_type*, device_type>("spk::compound::entries", inner_.size(slots_));
-    const auto outer = outer_;
-    const auto row_map = a.row_map();
-    const auto src_cols = a.col_idx();
-    const auto src_vals = a.values();
-    const auto cols = col_idx_;
-    const auto entries = entries_;
-    const auto g = inner_;
-    Kokkos::parallel_for(
-        "spk::compound::fill", impl::Range64<exec>(0, nrows_), KOKKOS_LAMBDA(const std::int64_t i) {
-          const std::size_t first = outer.first(int(i)), stride = outer.stride(int(i));
-          const int begin = row_map(i), n = row_map(i + 1) - begin;
-          for (int j = 0; j < n; ++j) {
-            const std::size_t k = first + std::size_t(j) * stride;
-            cols(k) = src_cols(begin + j);
-            const real_type* src = reinterpret_cast<const real_type*>(&src_vals(begin + j));
-            for (int c = 0; c < components; ++c) entries(g.index(k, c)) = src[c];
-          }
-        });
-  }
-
   int nrows_ = 0, ncols_ = 0;
   std::size_t nnz_ = 0, slots_ = 0;
   CompoundLayout layout_;
@@ -209,6 +137,7 @@ class CompoundMatrix {
   Kokkos::View<int*, device_type> offsets_, row_len_, col_idx_;
   Kokkos::View<real_type*, device_type> entries_;
   impl::ComponentGeometry inner_;
+  CompoundSchedule schedule_;
   std::shared_ptr<impl::CompoundSpmvState<device_type>> state_ =
       std::make_shared<impl::CompoundSpmvState<device_type>>();
 };
@@ -221,7 +150,7 @@ template <class E, class D>
 void spmv(Mode mode, const typename entry_traits<E>::scale_type& alpha,
           const CompoundMatrix<E, D>& a, const CompoundVector<E, D>& x,
           const typename entry_traits<E>::scale_type& beta, const CompoundVector<E, D>& y,
-          const CompoundSchedule& schedule = {}) {
+          const CompoundSchedule& schedule) {
   require(mode == Mode::N, "spk::spmv (compound)", "op = ", to_string(mode),
           " is not supported for compound matrices (only N)");
   require(x.size() == std::size_t(a.ncols()) && y.size() == std::size_t(a.nrows()),
@@ -237,16 +166,34 @@ void spmv(Mode mode, const typename entry_traits<E>::scale_type& alpha,
                       a.state());
 }
 
-/// The same with x and y as plain (AoS) views of vector entries.
+/// The same with the matrix's own schedule (CompoundMatrix::schedule(), e.g. a tuned one).
+template <class E, class D>
+void spmv(Mode mode, const typename entry_traits<E>::scale_type& alpha,
+          const CompoundMatrix<E, D>& a, const CompoundVector<E, D>& x,
+          const typename entry_traits<E>::scale_type& beta, const CompoundVector<E, D>& y) {
+  spmv(mode, alpha, a, x, beta, y, a.schedule());
+}
+
+/// The same with x and y as plain (AoS) views of vector entries (aliased, not copied).
 template <class E, class D, class XD, class YD>
 void spmv(Mode mode, const typename entry_traits<E>::scale_type& alpha,
           const CompoundMatrix<E, D>& a,
           const Kokkos::View<typename entry_traits<E>::vector_type*, XD>& x,
           const typename entry_traits<E>::scale_type& beta,
           const Kokkos::View<typename entry_traits<E>::vector_type*, YD>& y,
-          const CompoundSchedule& schedule = {}) {
+          const CompoundSchedule& schedule) {
   using vec = CompoundVector<E, typename CompoundMatrix<E, D>::device_type>;
   spmv(mode, alpha, a, vec::alias(x), beta, vec::alias(y), schedule);
+}
+
+/// The same with AoS views and the matrix's own schedule.
+template <class E, class D, class XD, class YD>
+void spmv(Mode mode, const typename entry_traits<E>::scale_type& alpha,
+          const CompoundMatrix<E, D>& a,
+          const Kokkos::View<typename entry_traits<E>::vector_type*, XD>& x,
+          const typename entry_traits<E>::scale_type& beta,
+          const Kokkos::View<typename entry_traits<E>::vector_type*, YD>& y) {
+  spmv(mode, alpha, a, x, beta, y, a.schedule());
 }
 
 }  // namespace spk
