@@ -263,8 +263,8 @@ struct PendingElements {
       for (int v : elements[k])
         if (v < 0 || i64(v) >= nv) {
           if (binary[k])
-            c.fail_byte(std::size_t(origin[k]), "vertex index ", i64(v) + base,
-                        " out of range [", base, ", ", nv - 1 + base, "]");
+            c.fail_byte(std::size_t(origin[k]), "vertex index ", i64(v) + base, " out of range [",
+                        base, ", ", nv - 1 + base, "]");
           c.fail_line(origin[k], "vertex index ", i64(v) + base, " out of range [", base, ", ",
                       nv - 1 + base, "]");
         }
@@ -397,11 +397,11 @@ struct PlyElement {
 
 bool ply_type(std::string_view s, PlyType& t) {
   static const std::pair<const char*, PlyType> names[] = {
-      {"char", PlyType::int8},     {"int8", PlyType::int8},       {"uchar", PlyType::uint8},
-      {"uint8", PlyType::uint8},   {"short", PlyType::int16},     {"int16", PlyType::int16},
-      {"ushort", PlyType::uint16}, {"uint16", PlyType::uint16},   {"int", PlyType::int32},
-      {"int32", PlyType::int32},   {"uint", PlyType::uint32},     {"uint32", PlyType::uint32},
-      {"float", PlyType::float32}, {"float32", PlyType::float32}, {"double", PlyType::float64},
+      {"char", PlyType::int8},      {"int8", PlyType::int8},       {"uchar", PlyType::uint8},
+      {"uint8", PlyType::uint8},    {"short", PlyType::int16},     {"int16", PlyType::int16},
+      {"ushort", PlyType::uint16},  {"uint16", PlyType::uint16},   {"int", PlyType::int32},
+      {"int32", PlyType::int32},    {"uint", PlyType::uint32},     {"uint32", PlyType::uint32},
+      {"float", PlyType::float32},  {"float32", PlyType::float32}, {"double", PlyType::float64},
       {"float64", PlyType::float64}};
   for (const auto& n : names)
     if (s == n.first) {
@@ -630,8 +630,7 @@ TriangleMesh ply(const std::string& path) {
           for (i64 j = 0; j < n; ++j) body.value(p.type, e, item);
           continue;
         }
-        if (is_face && n < 3)
-          body.fail(at, "face ", item, " has ", n, " vertices (at least 3)");
+        if (is_face && n < 3) body.fail(at, "face ", item, " has ", n, " vertices (at least 3)");
         poly.clear();
         for (i64 j = 0; j < n; ++j) {
           const std::size_t vat = body.pos();
@@ -690,17 +689,25 @@ std::pair<std::vector<std::array<double, 3>>, std::vector<std::array<int, N>>> m
     bool refuse_triangles;
     bool refuse_tets;
   };
-  static const Skip skips[] = {
-      {"Edges", 3, false, false},          {"Corners", 1, false, false},
-      {"Ridges", 1, false, false},         {"RequiredVertices", 1, false, false},
-      {"RequiredEdges", 1, false, false},  {"RequiredTriangles", 1, false, false},
-      {"Normals", 3, false, false},        {"Tangents", 3, false, false},
-      {"NormalAtVertices", 2, false, false}, {"NormalAtTriangleVertices", 3, false, false},
-      {"TangentAtVertices", 2, false, false}, {"TangentAtEdgeVertices", 3, false, false},
-      {"Triangles", 4, false, false},      {"Tetrahedra", 5, false, false},
-      {"Quadrilaterals", 5, true, false},  {"Hexahedra", 9, false, true},
-      {"Prisms", 7, false, true},          {"Pentahedra", 7, false, true},
-      {"Pyramids", 6, false, true}};
+  static const Skip skips[] = {{"Edges", 3, false, false},
+                               {"Corners", 1, false, false},
+                               {"Ridges", 1, false, false},
+                               {"RequiredVertices", 1, false, false},
+                               {"RequiredEdges", 1, false, false},
+                               {"RequiredTriangles", 1, false, false},
+                               {"Normals", 3, false, false},
+                               {"Tangents", 3, false, false},
+                               {"NormalAtVertices", 2, false, false},
+                               {"NormalAtTriangleVertices", 3, false, false},
+                               {"TangentAtVertices", 2, false, false},
+                               {"TangentAtEdgeVertices", 3, false, false},
+                               {"Triangles", 4, false, false},
+                               {"Tetrahedra", 5, false, false},
+                               {"Quadrilaterals", 5, true, false},
+                               {"Hexahedra", 9, false, true},
+                               {"Prisms", 7, false, true},
+                               {"Pentahedra", 7, false, true},
+                               {"Pyramids", 6, false, true}};
   std::vector<std::array<double, 3>> vertices;
   PendingElements<N> elems;
   bool have_vertices = false, have_elements = false;
@@ -769,12 +776,11 @@ struct GmshType {
   int dim;
 };
 GmshType gmsh_type(i64 type) {
-  static const GmshType table[32] = {{0, 0},  {2, 1},  {3, 2},  {4, 2},  {4, 3},  {8, 3},
-                                     {6, 3},  {5, 3},  {3, 1},  {6, 2},  {9, 2},  {10, 3},
-                                     {27, 3}, {18, 3}, {14, 3}, {1, 0},  {8, 2},  {20, 3},
-                                     {15, 3}, {13, 3}, {9, 2},  {10, 2}, {12, 2}, {15, 2},
-                                     {15, 2}, {21, 2}, {4, 1},  {5, 1},  {6, 1},  {20, 3},
-                                     {35, 3}, {56, 3}};
+  static const GmshType table[32] = {{0, 0},  {2, 1},  {3, 2},  {4, 2},  {4, 3},  {8, 3},  {6, 3},
+                                     {5, 3},  {3, 1},  {6, 2},  {9, 2},  {10, 3}, {27, 3}, {18, 3},
+                                     {14, 3}, {1, 0},  {8, 2},  {20, 3}, {15, 3}, {13, 3}, {9, 2},
+                                     {10, 2}, {12, 2}, {15, 2}, {15, 2}, {21, 2}, {4, 1},  {5, 1},
+                                     {6, 1},  {20, 3}, {35, 3}, {56, 3}};
   if (type < 1 || type > 31) return {0, 0};
   return table[type];
 }
@@ -932,8 +938,8 @@ std::pair<std::vector<std::array<double, 3>>, std::vector<std::array<int, N>>> g
             c.fail_byte(block, "unsupported element type ", type, " (block of ", count,
                         " elements)");
           if (count < 1 || count > m - done || ntags < 0 || ntags > 1000)
-            c.fail_byte(block, "bad element block header (type ", type, ", ", count,
-                        " elements, ", ntags, " tags) with ", m - done, " elements left");
+            c.fail_byte(block, "bad element block header (type ", type, ", ", count, " elements, ",
+                        ntags, " tags) with ", m - done, " elements left");
           for (i64 e = 0; e < count; ++e) {
             const std::size_t at = p;
             const i64 elem_tag = read_i32(p, "$Elements");

@@ -62,8 +62,8 @@ Plain<Real> plain(const spk::CsrMatrix<spk::Quaternion<Real>, int, int, D>& a) {
 double norm(const Q& q) { return std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z); }
 Q conj(const Q& q) { return {q.w, -q.x, -q.y, -q.z}; }
 double max_diff(const Q& a, const Q& b) {
-  return std::max({std::abs(a.w - b.w), std::abs(a.x - b.x), std::abs(a.y - b.y),
-                   std::abs(a.z - b.z)});
+  return std::max(
+      {std::abs(a.w - b.w), std::abs(a.x - b.x), std::abs(a.y - b.y), std::abs(a.z - b.z)});
 }
 
 /// Rows strictly increasing, a diagonal in each row, pattern symmetric; nnz = rows + 2 edges.
@@ -158,8 +158,8 @@ TEST_CASE_TEMPLATE_DEFINE("dirac_operator: one equilateral triangle by hand", De
 }
 TEST_CASE_TEMPLATE_APPLY(dirac_equilateral, spk_test::all_devices);
 
-TEST_CASE_TEMPLATE_DEFINE("dirac_operator: shared meshes are Hermitian with zero row sums",
-                          Device, dirac_shared) {
+TEST_CASE_TEMPLATE_DEFINE("dirac_operator: shared meshes are Hermitian with zero row sums", Device,
+                          dirac_shared) {
   for (const char* name : {"spot.obj", "decimated-knight.off", "beetle.off", "hand.msh"}) {
     INFO(name);
     const auto mesh = spk::read_triangle_mesh(mesh_path(name));
@@ -184,7 +184,8 @@ TEST_CASE_TEMPLATE_DEFINE("dirac_operator: real part is the cotangent Laplacian 
   // |e_a x e_b| = 2A); computed here from angles with atan2.
   const auto mesh = spk::read_triangle_mesh(mesh_path("fandisk.obj"));
   const auto rows = spk::vertex_rows(mesh);
-  const auto p = plain(spk::dirac_operator<double, Device>(mesh, std::vector<double>(mesh.n_triangles())));
+  const auto p =
+      plain(spk::dirac_operator<double, Device>(mesh, std::vector<double>(mesh.n_triangles())));
   std::vector<double> want(p.cols.size(), 0.0);
   for (const auto& t : mesh.triangles)
     for (int k = 0; k < 3; ++k) {
@@ -261,9 +262,9 @@ TEST_CASE("default_dirac_potential: the documented field") {
       lo[d] = std::min(lo[d], v[d]);
       hi[d] = std::max(hi[d], v[d]);
     }
-  const double len = std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) +
-                               (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                               (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  const double len =
+      std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                (hi[2] - lo[2]) * (hi[2] - lo[2]));
   double worst = 0, biggest = 0;
   for (std::size_t f = 0; f < rho.size(); ++f) {
     double s = 0;
@@ -297,8 +298,11 @@ TEST_CASE("dirac_operator: errors") {
   throws([&] { spk::dirac_operator<double, Host>(m, std::vector<double>{0, 0}); }, "triangle 1");
   throws([&] { spk::dirac_operator<double, Host>(m); }, "zero area");
   auto e = equilateral();
-  throws([&] { spk::dirac_operator<double, Host>(e, std::vector<double>{0, 0}); },
-         "rho has 2 values");
+  throws(
+      [&] {
+        spk::dirac_operator<double, Host>(e, std::vector<double>{0, 0});
+      },
+      "rho has 2 values");
   throws([&] { spk::dirac_operator<double, Host>(e, std::vector<double>{std::nan("")}); },
          "rho of triangle 0");
   e.triangles[0][2] = 3;

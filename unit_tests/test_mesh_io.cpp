@@ -114,8 +114,8 @@ void check_vec(const Vec3& got, const Vec3& want, double tol = 0) {
 // --- the shared meshes -------------------------------------------------------------------------
 
 TEST_CASE("shared .obj meshes: counts of v and f lines, first vertex and face") {
-  for (const char* name : {"armadillo.obj", "cow.obj", "fandisk.obj", "spot.obj",
-                           "stanford-bunny.obj"}) {
+  for (const char* name :
+       {"armadillo.obj", "cow.obj", "fandisk.obj", "spot.obj", "stanford-bunny.obj"}) {
     INFO(name);
     const auto m = spk::read_triangle_mesh(mesh_path(name));
     CHECK(std::int64_t(m.n_vertices()) == count_lines_starting(mesh_path(name), "v "));
@@ -143,8 +143,8 @@ TEST_CASE("shared .obj meshes: counts of v and f lines, first vertex and face") 
 }
 
 TEST_CASE("shared .off meshes: counts of the header line") {
-  for (const char* name : {"beetle.off", "bunny.off", "camelhead.off", "decimated-knight.off",
-                           "fertility.off"}) {
+  for (const char* name :
+       {"beetle.off", "bunny.off", "camelhead.off", "decimated-knight.off", "fertility.off"}) {
     INFO(name);
     std::ifstream in(mesh_path(name));
     std::string magic;
@@ -224,8 +224,8 @@ TEST_CASE("shared TetGen files: .ele, .node and base name") {
   for (const char* name : {"femur_interior.1.ele", "femur_interior.1.node", "femur_interior.1"}) {
     INFO(name);
     const auto m = spk::read_tet_mesh(mesh_path(name));
-    CHECK(m.n_vertices() == 1631);    // .node header "1631 3 0 0"
-    CHECK(m.n_tetrahedra() == 6906);  // .ele header "6906 4 0"
+    CHECK(m.n_vertices() == 1631);                        // .node header "1631 3 0 0"
+    CHECK(m.n_tetrahedra() == 6906);                      // .ele header "6906 4 0"
     CHECK(m.tetrahedra[0] == Tet{991, 993, 1042, 1144});  // "1 992 994 1043 1145"
     check_vec(m.vertices[0], {-36.085999999999999, 40.698900000000002, 972.95299999999997});
   }
@@ -465,8 +465,7 @@ TEST_CASE("errors: obj") {
   check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(q); },
                                       {q + ":4:", "vertex index 0"});
   const auto r = dir.write("c.obj", "v 0 0 0\nv 1 0 0\n\nf -1 -2 -3\n");
-  check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(r); },
-                                      {r + ":4:", "-3"});
+  check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(r); }, {r + ":4:", "-3"});
   const auto s = dir.write("d.obj", "v 0 0 0\nv 1 zero 0\n");
   check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(s); }, {s + ":2:", "'zero'"});
   const auto t = dir.write("e.obj", "v 0 0 0\nv 1 0\n");
@@ -500,9 +499,10 @@ TEST_CASE("errors: off") {
 
 TEST_CASE("errors: ply") {
   TempDir dir;
-  const std::string head = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
-                           "property float y\nproperty float z\n"
-                           "element face 1\nproperty list uchar int vertex_indices\nend_header\n";
+  const std::string head =
+      "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
+      "property float y\nproperty float z\n"
+      "element face 1\nproperty list uchar int vertex_indices\nend_header\n";
   const auto range = dir.write("a.ply", head + "0 0 0\n1 0 0\n0 1 0\n3 0 1 5\n");
   check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(range); },
                                       {range + ":13:", "vertex index 5", "[0, 2]"});
@@ -514,21 +514,23 @@ TEST_CASE("errors: ply") {
                                       {fmt + ":2:", "'binary_middle_endian'"});
   const auto magic = dir.write("d.ply", "PLY\n");
   check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(magic); }, {magic + ":1:"});
-  const auto noz = dir.write("e.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\n"
-                                      "property float y\nend_header\n0 0\n");
-  check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(noz); },
-                                      {noz + ":3:", "'z'"});
-  const auto type = dir.write("f.ply", "ply\nformat ascii 1.0\nelement vertex 1\n"
-                                       "property quad x\nend_header\n");
+  const auto noz = dir.write("e.ply",
+                             "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\n"
+                             "property float y\nend_header\n0 0\n");
+  check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(noz); }, {noz + ":3:", "'z'"});
+  const auto type = dir.write("f.ply",
+                              "ply\nformat ascii 1.0\nelement vertex 1\n"
+                              "property quad x\nend_header\n");
   check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(type); },
                                       {type + ":4:", "'quad'"});
   const auto nohead = dir.write("g.ply", "ply\nformat ascii 1.0\nelement vertex 1\n");
   check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(nohead); },
                                       {nohead + ":", "end_header"});
   // binary: truncated list and index out of range name the byte offset
-  std::string bhead = "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n"
-                      "property float y\nproperty float z\n"
-                      "element face 1\nproperty list uchar int vertex_indices\nend_header\n";
+  std::string bhead =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n"
+      "property float y\nproperty float z\n"
+      "element face 1\nproperty list uchar int vertex_indices\nend_header\n";
   std::string verts;
   for (int i = 0; i < 9; ++i) verts += le(float(i));
   const auto btrunc = dir.write("h.ply", bhead + verts + std::string(1, char(3)) + le(0));
@@ -542,8 +544,9 @@ TEST_CASE("errors: ply") {
 
 TEST_CASE("errors: medit") {
   TempDir dir;
-  const std::string v = "MeshVersionFormatted 1\nDimension 3\nVertices\n3\n0 0 0 0\n1 0 0 0\n"
-                        "0 1 0 0\n";
+  const std::string v =
+      "MeshVersionFormatted 1\nDimension 3\nVertices\n3\n0 0 0 0\n1 0 0 0\n"
+      "0 1 0 0\n";
   const auto range = dir.write("a.mesh", v + "Triangles\n1\n1 2 4 0\nEnd\n");
   check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(range); },
                                       {range + ":10:", "vertex index 4", "[1, 3]"});
@@ -568,8 +571,9 @@ TEST_CASE("errors: medit") {
 
 TEST_CASE("errors: gmsh") {
   TempDir dir;
-  const std::string head = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n"
-                           "$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n";
+  const std::string head =
+      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n"
+      "$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n";
   const auto v4 = dir.write("a.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n");
   check_throws<std::invalid_argument>([&] { spk::read_triangle_mesh(v4); },
                                       {v4 + ":2:", "version '4.1'"});

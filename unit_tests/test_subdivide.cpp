@@ -228,8 +228,8 @@ TEST_CASE("shared tetrahedral meshes: counts, volume, orientation, conformity") 
   }
   const auto f2 = spk::subdivide(spk::read_tet_mesh(mesh_path("femur_interior.1")), 2);
   CHECK(f2.n_tetrahedra() == 64 * 6906);
-  CHECK(std::abs(spk::volume(f2) - spk::volume(spk::read_tet_mesh(mesh_path("femur_interior.1")))) <=
-        1e-11 * spk::volume(f2));
+  CHECK(std::abs(spk::volume(f2) - spk::volume(spk::read_tet_mesh(
+                                       mesh_path("femur_interior.1")))) <= 1e-11 * spk::volume(f2));
 }
 
 TEST_CASE("subdivide: levels 0, invalid arguments") {

@@ -81,7 +81,8 @@ inline std::pair<MeshPattern, std::vector<std::array<double, 4>>> dirac_assemble
   std::vector<std::array<int, 3>> faces(mesh.triangles.size());
   for (std::size_t f = 0; f < faces.size(); ++f) {
     for (int k = 0; k < 3; ++k) faces[f][k] = row[std::size_t(mesh.triangles[f][k])];
-    if (!std::isfinite(rho[f])) throw_invalid_argument(where, "rho of triangle ", f, " is ", rho[f]);
+    if (!std::isfinite(rho[f]))
+      throw_invalid_argument(where, "rho of triangle ", f, " is ", rho[f]);
   }
   // Degenerate triangles first, so that the error names the first one in the file.
   const double eps = std::numeric_limits<double>::epsilon();
@@ -132,7 +133,7 @@ inline std::pair<MeshPattern, std::vector<std::array<double, 4>>> dirac_assemble
 /// O(vertices + triangles) time and host memory.
 template <class Real = double, class Device = Kokkos::DefaultExecutionSpace>
 CsrMatrix<Quaternion<Real>, int, int, Device> dirac_operator(const TriangleMesh& mesh,
-                                                            const std::vector<double>& rho) {
+                                                             const std::vector<double>& rho) {
   static_assert(std::is_floating_point<Real>::value,
                 "spk::dirac_operator: Real must be float or double");
   const auto built = impl::dirac_assemble(mesh, rho);

@@ -99,8 +99,8 @@ inline std::pair<MeshPattern, std::vector<std::array<double, 9>>> elasticity_ass
         auto& k = values[std::size_t(pattern.position(tets[t][a], tets[t][b]))];
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j)
-            k[3 * i + j] += v * (lambda * ga[i] * gb[j] + mu * ga[j] * gb[i] +
-                                 (i == j ? mu * dab : 0.0));
+            k[3 * i + j] +=
+                v * (lambda * ga[i] * gb[j] + mu * ga[j] * gb[i] + (i == j ? mu * dab : 0.0));
       }
   }
   return {std::move(pattern), std::move(values)};

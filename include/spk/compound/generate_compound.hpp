@@ -58,8 +58,8 @@ CsrMatrix<Kokkos::complex<Real>, Ordinal, Offset, Device> generate_complex_helmh
   const char* who = "spk::generate_complex_helmholtz";
   require(std::isfinite(options.kh) && std::isfinite(options.shift_real) &&
               std::isfinite(options.shift_imag),
-          who, "options must be finite (kh = ", options.kh, ", shift = ", options.shift_real,
-          ", ", options.shift_imag, ")");
+          who, "options must be finite (kh = ", options.kh, ", shift = ", options.shift_real, ", ",
+          options.shift_imag, ")");
   const double k2 = options.kh * options.kh;
   impl::Stencil27 st;
   for (int o : {4, 10, 12, 14, 16, 22}) {
@@ -69,11 +69,11 @@ CsrMatrix<Kokkos::complex<Real>, Ordinal, Offset, Device> generate_complex_helmh
   st.used[13] = true;
   st.coef[13] = 6.0 - k2 * options.shift_real;
   using matrix = CsrMatrix<Kokkos::complex<Real>, Ordinal, Offset, Device>;
-  matrix a = impl::stencil_matrix<Kokkos::complex<Real>, Ordinal, Offset, Device>(
-      who, n, n, n, n, st, false, 0);
-  using functor = impl::AddImaginaryDiagonal<typename matrix::row_map_type,
-                                             typename matrix::index_type,
-                                             typename matrix::values_type, Real>;
+  matrix a = impl::stencil_matrix<Kokkos::complex<Real>, Ordinal, Offset, Device>(who, n, n, n, n,
+                                                                                  st, false, 0);
+  using functor =
+      impl::AddImaginaryDiagonal<typename matrix::row_map_type, typename matrix::index_type,
+                                 typename matrix::values_type, Real>;
   Kokkos::parallel_for(
       "spk::generate_complex_helmholtz::diagonal",
       Kokkos::RangePolicy<typename matrix::execution_space, Kokkos::IndexType<std::int64_t>>(

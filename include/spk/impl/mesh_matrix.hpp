@@ -45,11 +45,13 @@ MeshPattern mesh_pattern(const char* where, std::int64_t nrows,
   p.nrows = nrows;
   p.row_map.assign(std::size_t(nrows) + 1, 0);
   for (std::int64_t a = 0; a < nrows; ++a) {
-    p.row_map[std::size_t(a) + 1] += 1 + (edges.start(std::size_t(a) + 1) - edges.start(std::size_t(a)));
+    p.row_map[std::size_t(a) + 1] +=
+        1 + (edges.start(std::size_t(a) + 1) - edges.start(std::size_t(a)));
     for (std::int64_t e = edges.start(std::size_t(a)); e < edges.start(std::size_t(a) + 1); ++e)
       p.row_map[std::size_t(edges.upper(std::size_t(e))) + 1] += 1;
   }
-  for (std::int64_t a = 0; a < nrows; ++a) p.row_map[std::size_t(a) + 1] += p.row_map[std::size_t(a)];
+  for (std::int64_t a = 0; a < nrows; ++a)
+    p.row_map[std::size_t(a) + 1] += p.row_map[std::size_t(a)];
   const std::int64_t nnz = p.row_map[std::size_t(nrows)];
   if (nnz > std::int64_t(std::numeric_limits<int>::max()))
     throw_invalid_argument(where, "matrix of ", nrows, " rows would have ", nnz,

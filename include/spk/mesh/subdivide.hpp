@@ -16,8 +16,7 @@ namespace impl {
 /// Vertices of a refined mesh: the old ones (same indices), then one midpoint per edge of `edges`
 /// in its numbering. Throws when the count does not fit int.
 inline std::vector<std::array<double, 3>> with_midpoints(
-    const char* where, const std::vector<std::array<double, 3>>& vertices,
-    const EdgeIndex& edges) {
+    const char* where, const std::vector<std::array<double, 3>>& vertices, const EdgeIndex& edges) {
   const std::size_t nv = vertices.size(), ne = edges.n_edges();
   if (nv + ne > std::size_t(std::numeric_limits<int>::max()))
     throw_invalid_argument(where, "refined mesh would have ", nv + ne,
