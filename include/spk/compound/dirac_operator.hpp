@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <spk/compound/entry.hpp>
 #include <spk/csr_matrix.hpp>
@@ -68,9 +69,17 @@ inline std::array<double, 4> quaternion_product(const std::array<double, 4>& a,
           a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
 }
 
-/// Pattern and double-precision values of E = D - rho (see the file comment).
-inline std::pair<MeshPattern, std::vector<std::array<double, 4>>> dirac_assemble(
-    const TriangleMesh& mesh, const std::vector<double>& rho) {
+/// The checked input of the assembly of E = D - rho: triangles in row numbers, their areas,
+/// and the pattern.
+struct DiracInput {
+  std::vector<std::array<int, 3>> faces;
+  std::vector<double> area;
+  MeshPattern pattern;
+};
+
+/// Checks the mesh and rho (indices, length, finite values, zero-area triangles: the error
+/// names the first such triangle) and builds the pattern.
+inline DiracInput dirac_input(const TriangleMesh& mesh, const std::vector<double>& rho) {
   const char* where = "spk::dirac_operator";
   check_mesh(mesh, where);
   require(rho.size() == mesh.triangles.size(), where, "rho has ", rho.size(),
@@ -78,17 +87,15 @@ inline std::pair<MeshPattern, std::vector<std::array<double, 4>>> dirac_assemble
   const std::vector<int> row = vertex_rows(mesh);
   std::int64_t nrows = 0;
   for (int r : row) nrows += r >= 0 ? 1 : 0;
-  std::vector<std::array<int, 3>> faces(mesh.triangles.size());
-  for (std::size_t f = 0; f < faces.size(); ++f) {
-    for (int k = 0; k < 3; ++k) faces[f][k] = row[std::size_t(mesh.triangles[f][k])];
+  DiracInput in;
+  in.faces.resize(mesh.triangles.size());
+  in.area.resize(mesh.triangles.size());
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (std::size_t f = 0; f < in.faces.size(); ++f) {
+    const auto& t = mesh.triangles[f];
+    for (int k = 0; k < 3; ++k) in.faces[f][k] = row[std::size_t(t[k])];
     if (!std::isfinite(rho[f]))
       throw_invalid_argument(where, "rho of triangle ", f, " is ", rho[f]);
-  }
-  // Degenerate triangles first, so that the error names the first one in the file.
-  const double eps = std::numeric_limits<double>::epsilon();
-  std::vector<double> area(faces.size());
-  for (std::size_t f = 0; f < faces.size(); ++f) {
-    const auto& t = mesh.triangles[f];
     const auto& p0 = mesh.vertices[std::size_t(t[0])];
     const auto& p1 = mesh.vertices[std::size_t(t[1])];
     const auto& p2 = mesh.vertices[std::size_t(t[2])];
@@ -96,17 +103,22 @@ inline std::pair<MeshPattern, std::vector<std::array<double, 4>>> dirac_assemble
     const double n2 = dot3(n, n);
     const double l2 = std::max({dot3(sub3(p1, p0), sub3(p1, p0)), dot3(sub3(p2, p1), sub3(p2, p1)),
                                 dot3(sub3(p0, p2), sub3(p0, p2))});
-    // |n| = 2 A is at the rounding level of the cross product: zero area.
+    // |n| = 2 A at the rounding level of the cross product: zero area.
     if (!(n2 > (16 * eps * l2) * (16 * eps * l2)))
       throw_invalid_argument(where, "triangle ", f, " (vertices ", t[0], ", ", t[1], ", ", t[2],
                              ") has zero area");
-    area[f] = 0.5 * std::sqrt(n2);
+    in.area[f] = 0.5 * std::sqrt(n2);
   }
-  MeshPattern pattern = mesh_pattern(where, nrows, faces, triangle_edges);
-  std::vector<std::array<double, 4>> values(pattern.col_idx.size(), {0, 0, 0, 0});
-  for (std::size_t f = 0; f < faces.size(); ++f) {
+  in.pattern = mesh_pattern(where, nrows, in.faces, triangle_edges);
+  return in;
+}
+
+/// Adds the triangles' terms of E = D - rho to `values` (4 doubles per entry: w, x, y, z).
+inline void dirac_accumulate(const TriangleMesh& mesh, const std::vector<double>& rho,
+                             const DiracInput& in, double* values) {
+  for (std::size_t f = 0; f < in.faces.size(); ++f) {
     const auto& t = mesh.triangles[f];
-    const double a = area[f], r = rho[f];
+    const double a = in.area[f], r = rho[f];
     std::array<std::array<double, 4>, 3> e;
     for (int k = 0; k < 3; ++k) {
       const auto d = sub3(mesh.vertices[std::size_t(t[(k + 2) % 3])],
@@ -116,12 +128,11 @@ inline std::pair<MeshPattern, std::vector<std::array<double, 4>>> dirac_assemble
     for (int x = 0; x < 3; ++x)
       for (int y = 0; y < 3; ++y) {
         const auto prod = quaternion_product(e[x], e[y]);
-        auto& v = values[std::size_t(pattern.position(faces[f][x], faces[f][y]))];
+        double* v = values + 4 * in.pattern.position(in.faces[f][x], in.faces[f][y]);
         v[0] += -prod[0] / (4 * a) + a * r * r / 9;
         for (int c = 1; c < 4; ++c) v[c] += -prod[c] / (4 * a) + r / 6 * (e[y][c] - e[x][c]);
       }
   }
-  return {std::move(pattern), std::move(values)};
 }
 }  // namespace impl
 
@@ -136,11 +147,9 @@ CsrMatrix<Quaternion<Real>, int, int, Device> dirac_operator(const TriangleMesh&
                                                              const std::vector<double>& rho) {
   static_assert(std::is_floating_point<Real>::value,
                 "spk::dirac_operator: Real must be float or double");
-  const auto built = impl::dirac_assemble(mesh, rho);
-  return impl::mesh_csr<Quaternion<Real>, Device>(
-      built.first, built.second, [](const std::array<double, 4>& q) {
-        return Quaternion<Real>{Real(q[0]), Real(q[1]), Real(q[2]), Real(q[3])};
-      });
+  const impl::DiracInput in = impl::dirac_input(mesh, rho);
+  return impl::mesh_csr<Quaternion<Real>, Real, 4, Device>(
+      in.pattern, [&](double* values) { impl::dirac_accumulate(mesh, rho, in, values); });
 }
 
 /// dirac_operator with the default potential default_dirac_potential(mesh).

@@ -17,6 +17,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <spk/compound/entry.hpp>
 #include <spk/csr_matrix.hpp>
@@ -24,6 +25,7 @@
 #include <spk/impl/mesh_edges.hpp>
 #include <spk/impl/mesh_matrix.hpp>
 #include <spk/mesh/mesh.hpp>
+#include <utility>
 #include <vector>
 
 namespace spk {
@@ -36,30 +38,43 @@ struct ElasticMaterial {
 };
 
 namespace impl {
-/// Pattern and double-precision 3 x 3 blocks (row-major) of the stiffness matrix.
-inline std::pair<MeshPattern, std::vector<std::array<double, 9>>> elasticity_assemble(
-    const TetMesh& mesh, const ElasticMaterial& material) {
+/// Lame parameters (lambda, mu) of a checked material.
+inline std::pair<double, double> lame_parameters(const ElasticMaterial& material) {
   const char* where = "spk::elasticity_stiffness";
-  check_mesh(mesh, where);
   const double e_mod = material.youngs_modulus, nu = material.poisson_ratio;
   require(e_mod > 0 && std::isfinite(e_mod), where, "Young's modulus ", e_mod,
           " must be positive and finite");
   require(nu > -1.0 && nu < 0.5, where, "Poisson's ratio ", nu, " must lie in (-1, 0.5)");
-  const double lambda = e_mod * nu / ((1 + nu) * (1 - 2 * nu));
-  const double mu = e_mod / (2 * (1 + nu));
+  return {e_mod * nu / ((1 + nu) * (1 - 2 * nu)), e_mod / (2 * (1 + nu))};
+}
 
+/// The tetrahedra in row numbers and their pattern.
+struct ElasticityInput {
+  std::vector<std::array<int, 4>> tets;
+  MeshPattern pattern;
+};
+
+inline ElasticityInput elasticity_input(const TetMesh& mesh) {
+  const char* where = "spk::elasticity_stiffness";
+  check_mesh(mesh, where);
   const std::vector<int> row = vertex_rows(mesh);
   std::int64_t nrows = 0;
   for (int r : row) nrows += r >= 0 ? 1 : 0;
-  const std::size_t nt = mesh.tetrahedra.size();
-  std::vector<std::array<int, 4>> tets(nt);
-  // gradients of the 4 shape functions and |volume| per tetrahedron
-  std::vector<std::array<std::array<double, 3>, 4>> grad(nt);
-  std::vector<double> vol(nt);
+  ElasticityInput in;
+  in.tets.resize(mesh.tetrahedra.size());
+  for (std::size_t t = 0; t < in.tets.size(); ++t)
+    for (int k = 0; k < 4; ++k) in.tets[t][k] = row[std::size_t(mesh.tetrahedra[t][k])];
+  in.pattern = mesh_pattern(where, nrows, in.tets, tetrahedron_edges);
+  return in;
+}
+
+/// Adds every tetrahedron's V B_a^T C B_b to `values` (9 doubles per entry, row-major blocks);
+/// throws naming the first tetrahedron of zero volume.
+inline void elasticity_accumulate(const TetMesh& mesh, double lambda, double mu,
+                                  const ElasticityInput& in, double* values) {
   const double eps = std::numeric_limits<double>::epsilon();
-  for (std::size_t t = 0; t < nt; ++t) {
+  for (std::size_t t = 0; t < in.tets.size(); ++t) {
     const auto& el = mesh.tetrahedra[t];
-    for (int k = 0; k < 4; ++k) tets[t][k] = row[std::size_t(el[k])];
     const auto& p0 = mesh.vertices[std::size_t(el[0])];
     const auto c1 = sub3(mesh.vertices[std::size_t(el[1])], p0);
     const auto c2 = sub3(mesh.vertices[std::size_t(el[2])], p0);
@@ -74,36 +89,30 @@ inline std::pair<MeshPattern, std::vector<std::array<double, 9>>> elasticity_ass
       }
     // |det| at the rounding level of the triple product: zero volume.
     if (!(std::abs(det) > 64 * eps * l2 * std::sqrt(l2)))
-      throw_invalid_argument(where, "tetrahedron ", t, " (vertices ", el[0], ", ", el[1], ", ",
-                             el[2], ", ", el[3], ") has zero volume");
+      throw_invalid_argument("spk::elasticity_stiffness", "tetrahedron ", t, " (vertices ", el[0],
+                             ", ", el[1], ", ", el[2], ", ", el[3], ") has zero volume");
     // Rows of the inverse of [c1 c2 c3] are the gradients of the barycentric coordinates of
     // vertices 1..3; they hold for either orientation, only the volume takes |det|.
+    std::array<std::array<double, 3>, 4> g;
     for (int d = 0; d < 3; ++d) {
-      grad[t][1][d] = r1[d] / det;
-      grad[t][2][d] = r2[d] / det;
-      grad[t][3][d] = r3[d] / det;
-      grad[t][0][d] = -(grad[t][1][d] + grad[t][2][d] + grad[t][3][d]);
+      g[1][d] = r1[d] / det;
+      g[2][d] = r2[d] / det;
+      g[3][d] = r3[d] / det;
+      g[0][d] = -(g[1][d] + g[2][d] + g[3][d]);
     }
-    vol[t] = std::abs(det) / 6.0;
-  }
-  MeshPattern pattern = mesh_pattern(where, nrows, tets, tetrahedron_edges);
-  std::vector<std::array<double, 9>> values(pattern.col_idx.size());
-  for (auto& v : values) v.fill(0.0);
-  for (std::size_t t = 0; t < nt; ++t) {
-    const double v = vol[t];
+    const double v = std::abs(det) / 6.0;
     for (int a = 0; a < 4; ++a)
       for (int b = 0; b < 4; ++b) {
-        const auto& ga = grad[t][a];
-        const auto& gb = grad[t][b];
+        const auto& ga = g[a];
+        const auto& gb = g[b];
         const double dab = dot3(ga, gb);
-        auto& k = values[std::size_t(pattern.position(tets[t][a], tets[t][b]))];
+        double* k = values + 9 * in.pattern.position(in.tets[t][a], in.tets[t][b]);
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j)
             k[3 * i + j] +=
                 v * (lambda * ga[i] * gb[j] + mu * ga[j] * gb[i] + (i == j ? mu * dab : 0.0));
       }
   }
-  return {std::move(pattern), std::move(values)};
 }
 }  // namespace impl
 
@@ -118,13 +127,11 @@ CsrMatrix<Block<Real, 3>, int, int, Device> elasticity_stiffness(
     const TetMesh& mesh, const ElasticMaterial& material = ElasticMaterial()) {
   static_assert(std::is_floating_point<Real>::value,
                 "spk::elasticity_stiffness: Real must be float or double");
-  const auto built = impl::elasticity_assemble(mesh, material);
-  return impl::mesh_csr<Block<Real, 3>, Device>(built.first, built.second,
-                                                [](const std::array<double, 9>& k) {
-                                                  Block<Real, 3> b;
-                                                  for (int i = 0; i < 9; ++i) b.a[i] = Real(k[i]);
-                                                  return b;
-                                                });
+  const auto lame = impl::lame_parameters(material);
+  const impl::ElasticityInput in = impl::elasticity_input(mesh);
+  return impl::mesh_csr<Block<Real, 3>, Real, 9, Device>(in.pattern, [&](double* values) {
+    impl::elasticity_accumulate(mesh, lame.first, lame.second, in, values);
+  });
 }
 
 }  // namespace spk

@@ -14,6 +14,7 @@
 #include <spk/error.hpp>
 #include <spk/impl/kokkos_compat.hpp>
 #include <spk/impl/mesh_edges.hpp>
+#include <type_traits>
 #include <vector>
 
 namespace spk {
@@ -71,20 +72,37 @@ MeshPattern mesh_pattern(const char* where, std::int64_t nrows,
   return p;
 }
 
-/// A CSR matrix on Device holding the pattern and values converted by `convert` (host values
-/// of any type -> Scalar). O(nnz) on the host plus one copy to the device.
-template <class Scalar, class Device, class HostValue, class Convert>
-CsrMatrix<Scalar, int, int, Device> mesh_csr(const MeshPattern& p,
-                                             const std::vector<HostValue>& values,
-                                             Convert convert) {
-  using host_t = typename CsrMatrix<Scalar, int, int, Device>::host_type;
-  host_t h(int(p.nrows), int(p.nrows), int(p.col_idx.size()));
-  for (std::size_t i = 0; i < p.row_map.size(); ++i) h.row_map()(i) = int(p.row_map[i]);
-  for (std::size_t k = 0; k < p.col_idx.size(); ++k) {
-    h.col_idx()(k) = p.col_idx[k];
-    h.values()(k) = convert(values[k]);
+/// A CSR matrix on Device with the pattern `p` and the values that `assemble(double* v)` adds
+/// into v (N reals per entry, entries in the pattern's order, zero on entry). Scalar must consist
+/// of exactly N values of Real in order (spk/compound/entry.hpp's value types do). For Real =
+/// double the values are assembled in place in the host mirror of the matrix (no copy at all on
+/// host devices); for float in a double buffer, then rounded. O(nnz) besides `assemble`.
+template <class Scalar, class Real, int N, class Device, class Assemble>
+CsrMatrix<Scalar, int, int, Device> mesh_csr(const MeshPattern& p, Assemble&& assemble) {
+  static_assert(sizeof(Scalar) == N * sizeof(Real),
+                "spk::impl::mesh_csr: Scalar must hold exactly N values of Real");
+  using matrix = CsrMatrix<Scalar, int, int, Device>;
+  const std::size_t nnz = p.col_idx.size();
+  matrix a(int(p.nrows), int(p.nrows), int(nnz));
+  const auto row_map = Kokkos::create_mirror_view(a.row_map());
+  const auto col_idx = Kokkos::create_mirror_view(a.col_idx());
+  const auto values = Kokkos::create_mirror_view(a.values());
+  for (std::size_t i = 0; i < p.row_map.size(); ++i) row_map(i) = int(p.row_map[i]);
+  std::copy(p.col_idx.begin(), p.col_idx.end(), col_idx.data());
+  if constexpr (std::is_same<Real, double>::value) {
+    double* v = reinterpret_cast<double*>(values.data());
+    std::fill(v, v + N * nnz, 0.0);
+    assemble(v);
+  } else {
+    std::vector<double> v(N * nnz, 0.0);
+    assemble(v.data());
+    Real* out = reinterpret_cast<Real*>(values.data());
+    for (std::size_t k = 0; k < N * nnz; ++k) out[k] = Real(v[k]);
   }
-  return copy_to<Device>(h);
+  Kokkos::deep_copy(a.row_map(), row_map);
+  Kokkos::deep_copy(a.col_idx(), col_idx);
+  Kokkos::deep_copy(a.values(), values);
+  return a;
 }
 
 }  // namespace impl
