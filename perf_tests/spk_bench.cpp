@@ -40,6 +40,7 @@
 
 #include "bench_cases.hpp"
 #include "bench_util.hpp"
+#include "compound_bench.hpp"
 #include "cusparse_baseline.hpp"
 
 namespace {
@@ -57,7 +58,10 @@ const char* const usage_text = R"(usage: spk-bench [options]
                          on the diagonal) or a generator spec; '#' starts a comment and
                          ${VAR} is taken from the environment
   --format LIST|all      comma-separated formats of the registry below (default all)
-  --scalar TYPE          float | double | complex64 | complex128 (default double)
+  --scalar TYPE          float | double | complex64 | complex128 (default double);
+                         quaternion32|64 and block{2,3,4,6}_{32,64} (and --format compound
+                         with a complex TYPE) run the compound benchmark: see
+                         spk-bench --scalar quaternion64 --help
   --mode N|T|H           op(A) (default N; H only for complex)
   --warmup N             untimed runs before timing (default 5)
   --repeat N             timed runs; the median is reported (default 50)
@@ -921,6 +925,7 @@ int run_all(const Options& o, RunInfo& info) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (spk_bench::wants_compound(argc, argv)) return spk_bench::compound_main(argc, argv);
   const Options o = parse(argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
   try {
