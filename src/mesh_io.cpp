@@ -98,7 +98,6 @@ class Cursor {
   const char* data() const { return d_; }
   std::size_t size() const { return n_; }
   i64 line() const { return line_; }
-  bool lines_valid() const { return lines_valid_; }
 
   /// The next token on the current line; false (consuming nothing) at the end of the line, at
   /// a comment or at the end of the file.
@@ -227,9 +226,6 @@ class Cursor {
   i64 count(const char* what, i64 max = kMaxIndex) { return to_count(need_token(what), what, max); }
 
   i64 token_line() const { return tok_line_; }
-  std::size_t token_pos() const { return tok_pos_; }
-  const std::string& path() const { return path_; }
-  const char* where() const { return where_; }
 
  private:
   const char* d_;
