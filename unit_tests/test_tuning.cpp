@@ -97,8 +97,7 @@ void check_against_reference(const spk::CsrMatrix<E, int, int, Device>& a,
   spk::spmv(spk::Mode::N, traits::scale_from(1.0), m, xv, traits::scale_from(0.0), yv);
   const std::vector<V> got = spk_test::to_vector(yv.to_view());
   std::vector<double> bound;
-  spk::reference::compound_spmv(traits::scale_from(1.0), a, x, traits::scale_from(0.0), y,
-                                &bound);
+  spk::reference::compound_spmv(traits::scale_from(1.0), a, x, traits::scale_from(0.0), y, &bound);
   const double eps = std::is_same<real, float>::value ? 5.96e-8 : 1.11e-16;
   const double tol = 4.0 * traits::matrix_components * eps;
   int bad = 0;
@@ -118,11 +117,12 @@ TEST_CASE("tuning file: JSON round trip, replacement and merge") {
   std::remove(path.c_str());
   TuningFile f;
   // a name with quotes, a backslash, a tab, a newline and UTF-8
-  const TuningRecord a = make_record("GPU \"A\"\\ \t\nK\xc3\xa9", "quaternion64",
-                                     "r4^10-len8-regular", "sell32-soa-aos",
-                                     "dynamic-t128-b8-r128", 1.25, 2.5);
-  const TuningRecord b = make_record("NVIDIA H100 80GB HBM3", "complex128", "mine",
-                                     "ell-aosoa8-aosoa4", "static-t96-b3-r96", 0.1, 0.30000000000000004);
+  const TuningRecord a =
+      make_record("GPU \"A\"\\ \t\nK\xc3\xa9", "quaternion64", "r4^10-len8-regular",
+                  "sell32-soa-aos", "dynamic-t128-b8-r128", 1.25, 2.5);
+  const TuningRecord b =
+      make_record("NVIDIA H100 80GB HBM3", "complex128", "mine", "ell-aosoa8-aosoa4",
+                  "static-t96-b3-r96", 0.1, 0.30000000000000004);
   f.set(a);
   f.set(b);
   REQUIRE(f.records().size() == 2);
@@ -276,8 +276,9 @@ TEST_CASE_TEMPLATE_DEFINE("matrix classes: matrix_class on hand-made matrices", 
 }
 TEST_CASE_TEMPLATE_APPLY(matrix_classes, spk_test::all_devices);
 
-TEST_CASE("select_candidate: the geometric-mean best among candidates never slower than the "
-          "default") {
+TEST_CASE(
+    "select_candidate: the geometric-mean best among candidates never slower than the "
+    "default") {
   // candidate 1 is fastest on average but slower than the default on matrix 2
   const std::vector<std::vector<double>> slower_once = {
       {1.0, 1.0, 1.0}, {0.1, 0.1, 1.01}, {0.9, 0.95, 1.0}, {2.0, 0.5, 0.5}};
@@ -363,14 +364,14 @@ TEST_CASE("schedule_grid: the paper's grid within the device limits") {
   REQUIRE(host.size() == 8);
   for (const auto& s : host) {
     CHECK(s.threads_per_team == 1);
-    CHECK((s.teams_per_sm == 1 || s.teams_per_sm == 2 || s.teams_per_sm == 4 ||
-           s.teams_per_sm == 8));
+    CHECK(
+        (s.teams_per_sm == 1 || s.teams_per_sm == 2 || s.teams_per_sm == 4 || s.teams_per_sm == 8));
   }
   CHECK(spk::schedule_grid(spk::ScheduleLimits{}, true).size() == 8);
 }
 
-TEST_CASE_TEMPLATE_DEFINE("schedule_candidates: resolved, default first, within the limits",
-                          Device, candidates) {
+TEST_CASE_TEMPLATE_DEFINE("schedule_candidates: resolved, default first, within the limits", Device,
+                          candidates) {
   using E = spk::Quaternion<double>;
   using exec = typename Device::execution_space;
   const CompoundSchedule def = spk::resolve_schedule<exec>(CompoundSchedule{});
@@ -478,9 +479,9 @@ TEST_CASE_TEMPLATE_DEFINE("tune: a complete table and an admissible choice", Dev
   o.schedules = S::none;
   o.warmup = 0;
   o.repeat = 1;
-  const auto r = spk::tune(std::vector<spk::CsrMatrix<E, int, int, Device>>{
-                               ms[1], rows_matrix<E, Device>(arrow, 3000)},
-                           o);
+  const auto r = spk::tune(
+      std::vector<spk::CsrMatrix<E, int, int, Device>>{ms[1], rows_matrix<E, Device>(arrow, 3000)},
+      o);
   const std::size_t ell = r.layout_index(spk::parse_layout("ell-aos-aos"));
   REQUIRE(ell == 1);
   CHECK(r.memory_bytes[ell][0] > 0);
@@ -498,8 +499,8 @@ TEST_CASE_TEMPLATE_DEFINE("tune: a complete table and an admissible choice", Dev
 }
 TEST_CASE_TEMPLATE_APPLY(tune, spk_test::all_devices);
 
-TEST_CASE_TEMPLATE_DEFINE("make_tuned: uses the record for this device, else the default",
-                          Device, make_tuned) {
+TEST_CASE_TEMPLATE_DEFINE("make_tuned: uses the record for this device, else the default", Device,
+                          make_tuned) {
   using E = spk::Quaternion<double>;
   using exec = typename Device::execution_space;
   constexpr bool gpu = spk::impl::is_gpu_space<exec>();

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -107,8 +108,8 @@ class TuningJsonReader {
   }
 
   void skip_ws() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' ||
-                                s_[pos_] == '\r')) {
+    while (pos_ < s_.size() &&
+           (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) {
       if (s_[pos_] == '\n') ++line_;
       ++pos_;
     }
@@ -147,18 +148,17 @@ class TuningJsonReader {
       }
       if (pos_ >= s_.size()) fail("an escape after '\\'");
       const char e = s_[pos_++];
-      switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': append_utf8(out, code_point()); break;
-        default: --pos_; fail("an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+      if (e == 'u') {
+        append_utf8(out, code_point());
+        continue;
       }
+      static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+      const char* hit = std::strchr(from, e);
+      if (e == '\0' || !hit) {
+        --pos_;
+        fail("an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+      }
+      out += to[hit - from];
     }
   }
 
@@ -281,7 +281,8 @@ class TuningFile {
         const std::string key = r.string("a key string");
         r.expect(':', "':' after \"" + key + "\"");
         if (key == "spk_tuning") {
-          if (r.number("the format version 1") != 1.0) r.fail_at(line, "spk_tuning version is not 1");
+          if (r.number("the format version 1") != 1.0)
+            r.fail_at(line, "spk_tuning version is not 1");
           version = true;
         } else if (key == "records") {
           out.read_records(r);
@@ -326,10 +327,11 @@ class TuningFile {
     for (std::size_t i = 0; i < records_.size(); ++i) {
       const TuningRecord& t = records_[i];
       out += (i ? ",\n  " : "\n  ");
-      out += "{\"gpu\": " + tuning_json_string(t.gpu) + ", \"entry\": " +
-             tuning_json_string(t.entry) + ", \"class\": " + tuning_json_string(t.matrix_class) +
-             ", \"layout\": " + tuning_json_string(to_string(t.layout)) + ", \"schedule\": " +
-             tuning_json_string(to_string(t.schedule)) +
+      out += "{\"gpu\": " + tuning_json_string(t.gpu) +
+             ", \"entry\": " + tuning_json_string(t.entry) +
+             ", \"class\": " + tuning_json_string(t.matrix_class) +
+             ", \"layout\": " + tuning_json_string(to_string(t.layout)) +
+             ", \"schedule\": " + tuning_json_string(to_string(t.schedule)) +
              ", \"time_ms\": " + tuning_json_number(t.time_ms) +
              ", \"default_ms\": " + tuning_json_number(t.default_ms) + "}";
     }
@@ -526,9 +528,10 @@ struct TuneOptions {
 /// x vector aos, soa, aosoa2/4/8 (120), CSR-AoS-AoS first.
 inline std::vector<CompoundLayout> all_compound_layouts() {
   std::vector<CompoundLayout> out;
-  const std::pair<OuterLayout, int> outers[] = {
-      {OuterLayout::csr, 32}, {OuterLayout::ell, 32}, {OuterLayout::sell, 16},
-      {OuterLayout::sell, 32}};
+  const std::pair<OuterLayout, int> outers[] = {{OuterLayout::csr, 32},
+                                                {OuterLayout::ell, 32},
+                                                {OuterLayout::sell, 16},
+                                                {OuterLayout::sell, 32}};
   const std::pair<ComponentLayout, int> inners[] = {
       {ComponentLayout::aos, 4},   {ComponentLayout::soa, 4},   {ComponentLayout::aosoa, 2},
       {ComponentLayout::aosoa, 4}, {ComponentLayout::aosoa, 8}, {ComponentLayout::aosoa, 32}};
@@ -697,8 +700,8 @@ std::vector<CompoundSchedule> schedule_candidates(const CompoundLayout& l,
   using exec = typename CompoundMatrix<E, D>::execution_space;
   std::vector<CompoundSchedule> out{resolve_schedule<exec>(CompoundSchedule{})};
   if (mode == TuneOptions::Schedules::none) return out;
-  for (const auto& s : schedule_grid(schedule_limits<E, D>(l),
-                                     mode == TuneOptions::Schedules::product)) {
+  for (const auto& s :
+       schedule_grid(schedule_limits<E, D>(l), mode == TuneOptions::Schedules::product)) {
     const CompoundSchedule r = resolve_schedule<exec>(s);
     if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
   }
@@ -759,8 +762,8 @@ struct TuneResult {
   std::string entry;  ///< entry_traits<E>::name
   std::vector<TuneCandidate> candidates;
   std::vector<std::vector<double>> times_ms, min_ms, max_ms;  ///< [candidate][matrix]
-  std::vector<std::vector<std::string>> skipped;  ///< [candidate][matrix]; empty when it ran
-  std::vector<CompoundLayout> layouts;             ///< every layout tried, the default first
+  std::vector<std::vector<std::string>> skipped;       ///< [candidate][matrix]; empty when it ran
+  std::vector<CompoundLayout> layouts;                 ///< every layout tried, the default first
   std::vector<std::vector<std::size_t>> memory_bytes;  ///< [layout][matrix]
   std::size_t default_index = 0, chosen = 0;
 
@@ -788,8 +791,7 @@ namespace impl {
 
 /// Median, minimum and maximum milliseconds of `repeat` fenced calls after `warmup` untimed ones.
 template <class F>
-void time_compound(const F& run, int warmup, int repeat, double& median, double& lo,
-                   double& hi) {
+void time_compound(const F& run, int warmup, int repeat, double& median, double& lo, double& hi) {
   for (int i = 0; i < warmup; ++i) run();
   Kokkos::fence();
   std::vector<double> t;
@@ -846,8 +848,7 @@ TuneResult tune(const std::vector<CsrMatrix<E, int, int, D>>& matrices, const Tu
   r.layouts.push_back(CompoundLayout{});
   for (const auto& l : o.layouts.empty() ? all_compound_layouts() : o.layouts) {
     validate(l);
-    if (std::find(r.layouts.begin(), r.layouts.end(), l) == r.layouts.end())
-      r.layouts.push_back(l);
+    if (std::find(r.layouts.begin(), r.layouts.end(), l) == r.layouts.end()) r.layouts.push_back(l);
   }
   r.memory_bytes.assign(r.layouts.size(), std::vector<std::size_t>(nm, 0));
   const CompoundSchedule default_schedule = resolve_schedule<exec>(CompoundSchedule{});
