@@ -8,12 +8,15 @@ cd "$root"
 bash scripts/spk.sh build --config cuda
 mkdir -p .carry
 build=${SPK_BUILD_DIR:-build-cuda}
-files=$(cd "$build" && ls unit_tests/spk_test_* perf_tests/spk-bench perf_tests/spk-gen)
+files=$(cd "$build" && ls unit_tests/spk_test_* perf_tests/spk-bench perf_tests/spk-gen \
+  perf_tests/spk-tune perf_tests/spk-cusparse-compound-check 2>/dev/null)
 (cd "$build" && tar cf - $files CTestTestfile.cmake unit_tests/CTestTestfile.cmake) |
   xz -T2 -6 > .carry/spk-cuda-bin.tar.xz
 data=${SPK_DATA_DIR:-$root/../shared/data}
-if [ ! -f .carry/matrices.tar.xz ] || [ "$data/matrices/MANIFEST.tsv" -nt .carry/matrices.tar.xz ]; then
-  tar cf - -C "$data" matrices | xz -T2 -6 > .carry/matrices.tar.xz
+# the shared matrices and meshes (the compound benchmarks build matrices from the meshes)
+if [ ! -f .carry/matrices.tar.xz ] || [ "$data/matrices/MANIFEST.tsv" -nt .carry/matrices.tar.xz ] ||
+   ! xz -dc .carry/matrices.tar.xz | tar tf - | grep -q '^meshes/'; then
+  tar cf - -C "$data" matrices meshes | xz -T2 -6 > .carry/matrices.tar.xz
 fi
 git rev-parse --short HEAD > .carry/commit
 ls -la .carry
