@@ -38,7 +38,7 @@ bench() {  # tag, args...
   tail -n +1 "$out/$tag.log" | grep -E "csr-aos-aos/|cusparse" | head -20
 }
 if [ "$what" = large ] || [ "$what" = all ]; then
-  for s in 64 32; do
+  for s in ${PRECISIONS:-64 32}; do
     bench "complex${s/64/128}-large" --scalar complex${s/64/128} --format all \
       --gen helmholtz:200 --layouts "$large_layouts" --repeat ${REPEAT:-50}
     bench "quaternion$s-large" --scalar quaternion$s --format all \
