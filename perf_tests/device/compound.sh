@@ -14,6 +14,7 @@ what=${1:-all}
 bin=/tmp/spk-device/bin
 $run bench --help >/dev/null 2>&1  # unpacks the carried binaries and data once
 data=/tmp/spk-device/data
+export SPK_DATA_DIR=$data OMP_NUM_THREADS=${OMP_NUM_THREADS:-8} OMP_PROC_BIND=false
 rc=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
   for t in ${TESTS:-compound_matrix tuning dirac_operator elasticity generate_compound mesh_io subdivide}; do
