@@ -4,7 +4,9 @@
 //   helmholtz:N          complex-shifted 3D Helmholtz operator on an N^3 grid (complex only)
 //   mesh:PATH[:L]        quaternion entries: the Dirac operator E = D - rho of a triangle mesh;
 //                        3x3 blocks: the linear elasticity stiffness of a tetrahedral mesh;
-//                        refined L times (default 0)
+//                        refined L times (default 0), refined vertices numbered by first
+//                        reference (spk::renumber_by_first_reference)
+//   mesh-appended:PATH[:L]  the same with spk::subdivide's appended-midpoint numbering
 //   stencil3d:N          a 3D 7-point pattern on an N^3 grid with deterministic entries of any
 //                        type (diagonal entries dominant), for large matrices of every type
 // ${VAR} is taken from the environment.
@@ -119,11 +121,12 @@ inline std::pair<std::string, int> mesh_and_levels(const std::string& text) {
 /// ("bunny.obj~2"), others as case_name does.
 inline std::string compound_case_name(const std::string& text) {
   const std::string t = expand_env(text);
-  if (t.rfind("mesh:", 0) != 0) return case_name(t);
-  const auto ml = mesh_and_levels(t.substr(5));
+  const bool appended = t.rfind("mesh-appended:", 0) == 0;
+  if (t.rfind("mesh:", 0) != 0 && !appended) return case_name(t);
+  const auto ml = mesh_and_levels(t.substr(appended ? 14 : 5));
   const auto slash = ml.first.find_last_of('/');
   const std::string base = slash == std::string::npos ? ml.first : ml.first.substr(slash + 1);
-  return ml.second > 0 ? base + "~" + std::to_string(ml.second) : base;
+  return (ml.second > 0 ? base + "~" + std::to_string(ml.second) : base) + (appended ? "(app)" : "");
 }
 
 /// Loads a compound case (see the file comment) as CSR on Device.
@@ -143,12 +146,14 @@ spk::CsrMatrix<E, int, int, Device> load_compound_case(const std::string& text) 
   const auto colon = t.find(':');
   const std::string name = t.substr(0, colon);
   const std::string rest = colon == std::string::npos ? "" : t.substr(colon + 1);
-  if (name == "mesh") {
+  if (name == "mesh" || name == "mesh-appended") {
     const auto ml = mesh_and_levels(rest);
+    const auto numbering = name == "mesh" ? spk::RefinedNumbering::first_reference
+                                          : spk::RefinedNumbering::appended_midpoints;
     if constexpr (is_quaternion_entry<E>::value) {
-      return spk::quaternion_mesh_matrix<real, Device>(ml.first, ml.second);
+      return spk::quaternion_mesh_matrix<real, Device>(ml.first, ml.second, numbering);
     } else if constexpr (std::is_same<E, spk::Block<real, 3>>::value) {
-      return spk::elasticity_mesh_matrix<real, Device>(ml.first, ml.second);
+      return spk::elasticity_mesh_matrix<real, Device>(ml.first, ml.second, {}, numbering);
     } else {
       spk::throw_invalid_argument("spk-bench", "case '", text,
                                   "': mesh cases need a quaternion or block3 --scalar");

@@ -14,6 +14,7 @@
 #include <spk/error.hpp>
 #include <spk/impl/generate_kernels.hpp>
 #include <spk/io/mesh_io.hpp>
+#include <spk/mesh/reorder.hpp>
 #include <spk/mesh/subdivide.hpp>
 #include <string>
 
@@ -83,26 +84,40 @@ CsrMatrix<Kokkos::complex<Real>, Ordinal, Offset, Device> generate_complex_helmh
   return a;
 }
 
+/// How the vertices of a refined mesh are numbered (level 0 always keeps the file's order).
+enum class RefinedNumbering {
+  first_reference,   ///< spk::renumber_by_first_reference after refining (the default)
+  appended_midpoints ///< spk::subdivide's own: old vertices, then the new edge midpoints
+};
+
 /// The quaternion matrix E = D - rho (spk::dirac_operator, default potential) of the triangle
 /// mesh in `path` (any format of spk::read_triangle_mesh) refined `subdivision_levels` times by
 /// spk::subdivide: about V 4^levels rows and 7 V 4^levels entries for a closed surface of V
-/// vertices. Throws like the reader, spk::subdivide and spk::dirac_operator.
+/// vertices. Unrefined, rows follow the file's vertex order; refined, `numbering`. Throws like
+/// the reader, spk::subdivide and spk::dirac_operator.
 template <class Real = double, class Device = Kokkos::DefaultExecutionSpace>
-CsrMatrix<Quaternion<Real>, int, int, Device> quaternion_mesh_matrix(const std::string& path,
-                                                                     int subdivision_levels = 0) {
-  const TriangleMesh mesh = subdivide(read_triangle_mesh(path), subdivision_levels);
+CsrMatrix<Quaternion<Real>, int, int, Device> quaternion_mesh_matrix(
+    const std::string& path, int subdivision_levels = 0,
+    RefinedNumbering numbering = RefinedNumbering::first_reference) {
+  TriangleMesh mesh = subdivide(read_triangle_mesh(path), subdivision_levels);
+  if (subdivision_levels > 0 && numbering == RefinedNumbering::first_reference)
+    mesh = renumber_by_first_reference(mesh);
   return dirac_operator<Real, Device>(mesh);
 }
 
 /// The 3 x 3 block stiffness matrix (spk::elasticity_stiffness) of the tetrahedral mesh in
 /// `path` (any format of spk::read_tet_mesh) refined `subdivision_levels` times by
-/// spk::subdivide: about V 8^levels block rows for V vertices. Throws like the reader,
+/// spk::subdivide: about V 8^levels block rows for V vertices; rows numbered as in
+/// quaternion_mesh_matrix. Throws like the reader,
 /// spk::subdivide and spk::elasticity_stiffness.
 template <class Real = double, class Device = Kokkos::DefaultExecutionSpace>
 CsrMatrix<Block<Real, 3>, int, int, Device> elasticity_mesh_matrix(
     const std::string& path, int subdivision_levels = 0,
-    const ElasticMaterial& material = ElasticMaterial()) {
-  const TetMesh mesh = subdivide(read_tet_mesh(path), subdivision_levels);
+    const ElasticMaterial& material = ElasticMaterial(),
+    RefinedNumbering numbering = RefinedNumbering::first_reference) {
+  TetMesh mesh = subdivide(read_tet_mesh(path), subdivision_levels);
+  if (subdivision_levels > 0 && numbering == RefinedNumbering::first_reference)
+    mesh = renumber_by_first_reference(mesh);
   return elasticity_stiffness<Real, Device>(mesh, material);
 }
 

@@ -74,37 +74,23 @@ struct CompoundSpmvFunctor {
   Kokkos::View<unsigned long long, Device> counter;
   unsigned long long base = 0;
 
-  /// Entries a thread has in flight per step: 2 when an entry is at most 80 bytes (more
-  /// independent loads per thread for memory-level parallelism), else 1 (register pressure).
-  static constexpr int unroll = MC * int(sizeof(real)) <= 80 ? 2 : 1;
-
-  /// acc += the products of the u entries at slots k, k + stride, ... (loads first, then math).
-  template <int U>
-  KOKKOS_INLINE_FUNCTION void step(const std::size_t k, const std::size_t stride,
-                                   real (&acc)[VC]) const {
-    using load = ReadOnlyLoad<exec>;
-    int col[U];
-    real a[U][MC], xv[U][VC];
-    for (int u = 0; u < U; ++u) {
-      int c[1];
-      load::template load<1>(col_idx.data() + k + std::size_t(u) * stride, c);
-      col[u] = c[0];
-    }
-    for (int u = 0; u < U; ++u)
-      load_components<Inner, load>(entries.data(), entry_geom, k + std::size_t(u) * stride, a[u]);
-    for (int u = 0; u < U; ++u)
-      load_components<Vec, load>(x.data(), x_geom, std::size_t(col[u]), xv[u]);
-    for (int u = 0; u < U; ++u) traits::multiply_add(a[u], xv[u], acc);
-  }
-
   KOKKOS_INLINE_FUNCTION void row(const int i) const {
+    using load = ReadOnlyLoad<exec>;
     real acc[VC];
     for (int c = 0; c < VC; ++c) acc[c] = real(0);
     const std::size_t first = outer.first(i), stride = outer.stride(i);
     const int n = outer.count(i);
-    int j = 0;
-    for (; j + unroll <= n; j += unroll) step<unroll>(first + std::size_t(j) * stride, stride, acc);
-    for (; j < n; ++j) step<1>(first + std::size_t(j) * stride, stride, acc);
+    // One entry per step: two in flight (tried, run 2) raised registers (quaternion64: 56,
+    // 50% occupancy) and was slower.
+    for (int j = 0; j < n; ++j) {
+      const std::size_t k = first + std::size_t(j) * stride;
+      int col[1];
+      load::template load<1>(col_idx.data() + k, col);
+      real a[MC], xv[VC];
+      load_components<Inner, load>(entries.data(), entry_geom, k, a);
+      load_components<Vec, load>(x.data(), x_geom, std::size_t(col[0]), xv);
+      traits::multiply_add(a, xv, acc);
+    }
     traits::scale(alpha, acc);
     if (!beta_zero) {
       real yv[VC];
