@@ -5,6 +5,8 @@
 # meshes) and 3x3 blocks (elasticity of refined tetrahedral meshes), float and double, every
 # layout on the small ones and 48 layouts on the large ones. JSON and logs go to $OUT.
 #   bash perf_tests/device/compound.sh [tests|large|small|all]   (default all)
+# Environment: PRECISIONS (large runs, default "64 32"), SCHEDULES (default the static default
+# schedule), REPEAT (default 50), TESTS (test names).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/device-out}
@@ -17,7 +19,7 @@ data=/tmp/spk-device/data
 export SPK_DATA_DIR=$data OMP_NUM_THREADS=${OMP_NUM_THREADS:-8} OMP_PROC_BIND=false
 rc=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  for t in ${TESTS:-compound_matrix tuning dirac_operator elasticity generate_compound mesh_io subdivide}; do
+  for t in ${TESTS:-compound_matrix tuning dirac_operator elasticity generate_compound mesh_io subdivide reorder}; do
     [ -x "$bin/unit_tests/spk_test_$t" ] || continue
     echo "== spk_test_$t"
     "$bin/unit_tests/spk_test_$t" > /tmp/test_$t.log 2>&1 || { echo "FAILED: $t"; rc=1; }
@@ -31,11 +33,13 @@ fi
 large_layouts=$(for o in csr ell sell16 sell32; do for i in aos soa aosoa4 aosoa32; do
   for v in aos soa aosoa4; do printf '%s-%s-%s,' $o $i $v; done; done; done)
 large_layouts=${large_layouts%,}
+sched=()
+for s in ${SCHEDULES:-static-t0-b0-r0}; do sched+=(--schedule "$s"); done
 bench() {  # tag, args...
   local tag=$1
   shift
   echo "== $tag"
-  $run bench "$@" --json "$out/$tag.json" > "$out/$tag.log" 2>&1 || rc=1
+  $run bench "$@" "${sched[@]}" --json "$out/$tag.json" > "$out/$tag.log" 2>&1 || rc=1
   grep -E "WRONG|error" "$out/$tag.log" | head -5
   tail -n +1 "$out/$tag.log" | grep -E "csr-aos-aos/|cusparse" | head -20
 }
