@@ -23,6 +23,7 @@
 
 #include <spk/compound/compound_matrix.hpp>
 #include <spk/compound/reference.hpp>
+#include <spk/compound/tuning.hpp>
 #include <spk/formats/padding_limit.hpp>
 
 #include "bench_util.hpp"
@@ -48,6 +49,9 @@ const char* const compound_usage = R"(usage: spk-bench --scalar TYPE [options]  
                          (default all 144: csr/ell/sell16/sell32 x aos/soa/aosoa2/4/8/32 x
                          aos/soa/aosoa2/4/8/32)
   --schedule SPEC        static|dynamic-t<n_t>-b<n_b>-r<rows> (0 = default), repeatable
+  --tuning FILE          also time spk::make_tuned's matrix (layout and schedule of FILE's
+                         record for this GPU, entry type and matrix class; format
+                         "compound-tuned")
   --warmup N --repeat N  untimed / timed runs (default 5 / 50; the median is reported)
   --json FILE            write the results as JSON
   --memory-only          no timing, on the host: bytes of every layout
@@ -61,7 +65,7 @@ struct Options {
   std::vector<spk::CompoundLayout> layouts;
   std::vector<spk::CompoundSchedule> schedules;
   int warmup = 5, repeat = 50;
-  std::string json, command;
+  std::string json, command, tuning;
   bool memory_only = false;
 };
 
@@ -168,6 +172,8 @@ Options parse(int argc, char** argv) {
       o.repeat = std::max(1, count(value()));
     } else if (a == "--json") {
       o.json = value();
+    } else if (a == "--tuning") {
+      o.tuning = value();
     } else if (a == "--memory-only") {
       o.memory_only = true;
     } else {
@@ -348,6 +354,25 @@ void bench_case(const Options& o, double copy_gbps, const std::string& c,
             });
       }
     }
+  }
+  if (!o.tuning.empty()) {
+    const spk::TuningFile file = spk::TuningFile::load(o.tuning);
+    const spk::TuningRecord* rec = spk::tuned_record(a, file);
+    const auto m = spk::make_tuned(a, file);  // no re-tuning: the file's record or the default
+    using vec = spk::CompoundVector<E, Device>;
+    const auto& l = m.layout();
+    const vec xv = vec::from_view(xd, l.vector, l.vector_width);
+    const vec yv(std::size_t(a.nrows()), l.vector, l.vector_width);
+    record(
+        "compound-tuned",
+        spk::to_string(l) + "/" + spk::to_string(m.schedule()) +
+            (rec ? " [" + rec->matrix_class + "]" : " [no record: default]"),
+        m.memory_bytes(), [&] { spk::spmv(spk::Mode::N, one, m, xv, zero, yv); },
+        [&] {
+          const auto v = yv.to_view();
+          auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+          return std::vector<V>(h.data(), h.data() + h.extent(0));
+        });
   }
 #ifdef SPK_HAVE_CUSPARSE
   if constexpr (is_complex_entry<E>()) {
