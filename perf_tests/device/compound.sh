@@ -3,7 +3,8 @@
 # cuSPARSE compound baselines against the host reference, and the compound benchmarks:
 # complex (Helmholtz, the shared complex matrices), quaternion (Dirac operators of refined
 # meshes) and 3x3 blocks (elasticity of refined tetrahedral meshes), float and double, every
-# layout on the small ones and 48 layouts on the large ones. JSON and logs go to $OUT.
+# layout on the small ones and 48 layouts on the large ones (>= 20M entries each). With
+# TUNING=FILE the benchmarks add spk::make_tuned's matrix. JSON and logs go to $OUT.
 #   bash perf_tests/device/compound.sh [tests|large|small|all]   (default all)
 # Environment: PRECISIONS (large runs, default "64 32"), SCHEDULES (default the static default
 # schedule), REPEAT (default 50), TESTS (test names).
@@ -34,6 +35,7 @@ large_layouts=$(for o in csr ell sell16 sell32; do for i in aos soa aosoa4 aosoa
   for v in aos soa aosoa4; do printf '%s-%s-%s,' $o $i $v; done; done; done)
 large_layouts=${large_layouts%,}
 sched=()
+[ -n "${TUNING:-}" ] && sched+=(--tuning "$TUNING")
 for s in ${SCHEDULES:-static-t0-b0-r0}; do sched+=(--schedule "$s"); done
 bench() {  # tag, args...
   local tag=$1
@@ -45,13 +47,14 @@ bench() {  # tag, args...
 }
 if [ "$what" = large ] || [ "$what" = all ]; then
   for s in ${PRECISIONS:-64 32}; do
-    bench "complex${s/64/128}-large" --scalar complex${s/64/128} --format compound,cusparse-csr \
+    c=complex$((2 * s))
+    bench "$c-large" --scalar $c --format compound,cusparse-csr \
       --gen helmholtz:200 --layouts "$large_layouts" --repeat ${REPEAT:-50}
     bench "quaternion$s-large" --scalar quaternion$s --format all \
-      --mesh "$data/meshes/igea.ply:3" --mesh "$data/meshes/armadillo.obj:3" \
+      --mesh "$data/meshes/igea.ply:3" --mesh "$data/meshes/armadillo.obj:4" \
       --layouts "$large_layouts" --repeat ${REPEAT:-50}
     bench "block3_$s-large" --scalar block3_$s --format all \
-      --mesh "$data/meshes/hand.msh:3" --mesh "$data/meshes/bunny.mesh:2" \
+      --mesh "$data/meshes/hand.msh:3" --mesh "$data/meshes/bunny.mesh:3" \
       --layouts "$large_layouts" --repeat ${REPEAT:-50}
   done
 fi
