@@ -134,9 +134,14 @@ void launch_compound_spmv(const Common& common, const CompoundSchedule& s, int l
   using exec = typename Device::execution_space;
   CompoundSpmvFunctor<E, Device, Inner, Vec> f;
   static_cast<void>(common(f));
-  // checked on a probe policy: host spaces abort on constructing a policy with too large a team
-  require_team_size("spk::spmv (compound)", Kokkos::TeamPolicy<exec>(1, 1), f,
-                    s.threads_per_team, 1);
+  // The largest team this kernel can run, queried once per kernel (a product of a small matrix
+  // takes microseconds; the query is a driver call). Checked before constructing the policy:
+  // host spaces abort on a policy with too large a team.
+  static const int max_team =
+      Kokkos::TeamPolicy<exec>(1, 1).team_size_max(f, Kokkos::ParallelForTag());
+  require(s.threads_per_team <= max_team, "spk::spmv (compound)", "team size ",
+          s.threads_per_team, " exceeds the maximum ", max_team, " of execution space ",
+          exec::name());
   Kokkos::parallel_for("spk::compound_spmv", Kokkos::TeamPolicy<exec>(league, s.threads_per_team),
                        f);
 }
@@ -159,7 +164,8 @@ void compound_spmv(const typename entry_traits<E>::scale_type& alpha,
           "spk::spmv (compound)", "unresolved schedule ", to_string(s));
   if (nrows == 0) return;
   const std::int64_t chunks = (std::int64_t(nrows) + s.rows_per_chunk - 1) / s.rows_per_chunk;
-  const int league = multiprocessor_count<exec>() * s.teams_per_sm;
+  static const int multiprocessors = multiprocessor_count<exec>();  // one device per process
+  const int league = multiprocessors * s.teams_per_sm;
   const bool dynamic = s.kind == ScheduleKind::dynamic_chunks;
   const unsigned long long base = state.base;
   const auto common = [&](auto& f) {
