@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Summarises spk-bench JSON files as Markdown tables for docs/PERFORMANCE.md.
 
-usage: summarize.py [--large] [--formats | --coo] RESULT.json [RESULT.json ...]
+usage: summarize.py [--large] [--formats | --coo | --compound] RESULT.json [RESULT.json ...]
+  --compound compound-entry runs (spk-bench --scalar quaternion64 ...): per matrix the default
+             CSR-AoS-AoS layout, the best layout and schedule measured, spk::make_tuned's matrix
+             ("compound-tuned"), each against cuSPARSE (complex CSR, BSR, 4x4-BSR expansion),
+             then the memory of every outer x inner layout relative to CSR-AoS
   --large    table rows for the large matrices only (the geometric means still cover all)
   --formats  one table of every format instead: per matrix and format, the speed-up of the
              format's default parameters ("auto:" / "default") and of its best variant over
@@ -202,7 +206,75 @@ def summarize_coo(path):
     print()
 
 
+def summarize_compound(path):
+    """Paper-style tables of a compound run: speed-ups per matrix, then memory per layout."""
+    with open(path) as f:
+        run = json.load(f)
+    by = defaultdict(list)
+    for r in run["results"]:
+        by[r["matrix"]].append(r)
+    scalar = run["results"][0]["scalar"] if run["results"] else "?"
+    print(f"#### {path.split('/')[-1]} ({scalar})\n")
+    print(f"GPU: {run['gpu']}; date: {run['date']}; commit: {run['commit']}; copy bandwidth: "
+          f"{run['copy_bandwidth_gbps']:.0f} GB/s\n")
+    print("| matrix | rows | entries | cuSPARSE | ms | default CSR-AoS-AoS ms | best layout / schedule "
+          "| ms | vs default | vs cuSPARSE | %copy | tuned (make_tuned) | ms | vs default | "
+          "vs cuSPARSE | other cuSPARSE |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for matrix, rs in by.items():
+        comp = [r for r in rs if r["format"] == "compound"]
+        if not comp:
+            continue
+        base = [r for r in rs if r["format"] in ("cusparse-csr-alg1", "cusparse-bsr",
+                                                 "cusparse-quat-bsr4")]
+        others = [r for r in rs if r["format"].startswith("cusparse") and r not in base]
+        d = [r for r in comp if r["variant"].startswith("csr-aos-aos/static")]
+        d = d[0] if d else None
+        b = min(comp, key=lambda r: r["median_ms"])
+        t = [r for r in rs if r["format"] == "compound-tuned"]
+        t = t[0] if t else None
+        bm = base[0]["median_ms"] if base else float("nan")
+        dm = d["median_ms"] if d else float("nan")
+
+        def cells(r):
+            if r is None:
+                return "– | – | – | –"
+            return (f"{r['variant']} | {r['median_ms']:.4f} | {dm / r['median_ms']:.2f} | "
+                    f"{bm / r['median_ms']:.2f}")
+        other = ", ".join(f"{o['format']} {bm / o['median_ms']:.2f}" for o in others)
+        print(f"| {matrix} | {b['rows']} | {b['nnz']} | {base[0]['format'] if base else '–'} | "
+              f"{bm:.4f} | {dm:.4f} | {cells(b)} | {100 * b['copy_fraction']:.0f}% | "
+              f"{cells(t)} | {other or '–'} |")
+    print()
+    # memory: bytes of each outer x inner layout (vector layouts do not change the matrix)
+    layouts = []
+    for rs in by.values():
+        for r in rs:
+            if r["format"] == "compound":
+                li = "-".join(r["variant"].split("/")[0].split("-")[:2])
+                if li not in layouts:
+                    layouts.append(li)
+    print("Memory relative to CSR-AoS (outer-inner layout; the vector layout does not change it):\n")
+    print("| matrix | CSR-AoS MB | " + " | ".join(layouts) + " |")
+    print("|---|---|" + "---|" * len(layouts))
+    for matrix, rs in by.items():
+        mem = {}
+        for r in rs:
+            if r["format"] == "compound":
+                mem["-".join(r["variant"].split("/")[0].split("-")[:2])] = r["memory_bytes"]
+        if "csr-aos" not in mem:
+            continue
+        c = mem["csr-aos"]
+        print(f"| {matrix} | {c / 1e6:.1f} | " +
+              " | ".join(f"{mem[l] / c:.3f}" if l in mem else "–" for l in layouts) + " |")
+    print()
+
+
 if __name__ == "__main__":
+    if "--compound" in sys.argv:
+        for p in [a for a in sys.argv[1:] if not a.startswith("--")]:
+            summarize_compound(p)
+        sys.exit(0)
     if "--coo" in sys.argv:
         for p in [a for a in sys.argv[1:] if not a.startswith("--")]:
             summarize_coo(p)
