@@ -248,13 +248,19 @@ void memory_case(const Options& o, const std::string& c, std::vector<Result>& re
   const auto a = load_compound_case<E, host>(c);
   std::printf("%s: %d x %d, %lld entries (%s)\n", compound_case_name(c).c_str(), a.nrows(), a.ncols(),
               (long long)a.nnz(), spk::entry_traits<E>::name);
-  std::printf("  %-24s %14s %10s %9s\n", "layout", "bytes", "bytes/nnz", "vs csr");
+  std::printf("  %-24s %14s %10s %9s   (outer-inner; vector layouts add no matrix bytes)\n",
+              "layout", "bytes", "bytes/nnz", "vs csr");
   const double csr = double(spk::CompoundMatrix<E, host>(a).memory_bytes());
+  std::vector<std::string> done;  // outer-inner pairs printed (the vector layout adds no bytes)
   for (const auto& l : o.layouts) {
+    const std::string matrix_layout = spk::to_string(l.outer, l.slice) + "-" +
+                                      spk::to_string(l.inner, l.inner_width);
+    if (std::find(done.begin(), done.end(), matrix_layout) != done.end()) continue;
+    done.push_back(matrix_layout);
     Result r;
     r.matrix = compound_case_name(c);
     r.format = "compound";
-    r.variant = spk::to_string(l);
+    r.variant = matrix_layout;
     r.rows = a.nrows();
     r.cols = a.ncols();
     r.nnz = a.nnz();
@@ -467,6 +473,18 @@ bool wants_compound(int argc, char** argv) {
     if (a == "--format" && v.find("compound") != std::string::npos) return true;
   }
   return false;
+}
+
+void compound_memory_case(const std::string& scalar, const std::string& case_text) {
+  Options o;
+  o.scalar = scalar;
+  o.layouts = all_layouts();
+  std::vector<Result> results;
+  std::printf("compound layouts (%s):\n", scalar.c_str());
+  with_compound_scalar(scalar, [&](auto* p) {
+    memory_case<std::remove_pointer_t<decltype(p)>>(o, case_text, results);
+    return 0;
+  });
 }
 
 int compound_main(int argc, char** argv) {

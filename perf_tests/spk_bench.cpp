@@ -903,10 +903,13 @@ int run_all(const Options& o, RunInfo& info) {
         std::cerr << "spk-bench: skipping " << c << ": complex values need --scalar complex128\n";
         continue;
       }
-      if (o.memory_only)
+      if (o.memory_only) {
         memory_case<S>(o, c, results);
-      else
+        // complex matrices: also the bytes of every compound layout (spk/compound/)
+        if (spk::scalar_traits<S>::is_complex) spk_bench::compound_memory_case(o.scalar, c);
+      } else {
         bench_case<S>(o, info, c, results, all_correct);
+      }
     } catch (const std::exception& e) {
       std::cerr << "spk-bench: error in case " << c << ": " << e.what() << "\n";
       all_ran = false;
