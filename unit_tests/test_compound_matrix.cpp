@@ -1,7 +1,8 @@
 // Tests of spk/compound/compound_matrix.hpp (with layout.hpp, schedule.hpp, compound_vector.hpp
 // and impl/compound_spmv.hpp): every outer x inner x vector layout and both schedules for
 // complex, quaternion, b x b block and real entries and a user-defined entry type (dual
-// quaternions), against the host reference; conversions both ways; memory; edge cases; errors.
+// quaternions), against the host reference, on random and the shared complex and mesh matrices;
+// conversions both ways; memory; edge cases; errors.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -10,7 +11,10 @@
 #include <vector>
 
 #include <spk/compound/compound_matrix.hpp>
+#include <spk/compound/generate_compound.hpp>
 #include <spk/compound/reference.hpp>
+#include <spk/convert.hpp>
+#include <spk/io/matrix_market.hpp>
 
 #include "test_common.hpp"
 
@@ -425,3 +429,27 @@ TEST_CASE_TEMPLATE_DEFINE("compound spmv: AoS views and the matrix's own schedul
   }
 }
 TEST_CASE_TEMPLATE_APPLY(aos_views, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("compound spmv: the shared complex matrices and mesh matrices", Device,
+                          shared_matrices) {
+  const std::string dir = spk_test::data_dir();
+  const std::vector<CompoundLayout> layouts = {
+      CompoundLayout{}, spk::parse_layout("ell-aosoa32-aos"), spk::parse_layout("sell32-soa-soa"),
+      spk::parse_layout("sell16-aos-aosoa4")};
+  spk::CompoundSchedule dyn;
+  dyn.kind = spk::ScheduleKind::dynamic_chunks;
+  using C = Kokkos::complex<double>;
+  for (const char* name : {"mhd1280b.mtx", "mhd1280a.mtx", "qc324.mtx", "young1c.mtx",
+                           "dwg961a.mtx", "w156.mtx", "arrowc.mtx"}) {
+    const auto a = spk::coo_to_csr(spk::copy_to<Device>(
+        spk::io::read_matrix_market_coo<C, int, int>(dir + "/matrices/" + name)));
+    for (const auto& l : layouts) check_spmv(a, l, dyn, 3, C(1.0, 0.5), C(-0.5, 0.0));
+  }
+  const auto q = spk::quaternion_mesh_matrix<double, Device>(dir + "/meshes/spot.obj", 1);
+  const auto b = spk::elasticity_mesh_matrix<double, Device>(dir + "/meshes/femur_interior.1");
+  for (const auto& l : layouts) {
+    check_spmv(q, l, spk::CompoundSchedule{}, 4, 1.0, 0.0);
+    check_spmv(b, l, dyn, 5, 2.0, 1.0);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(shared_matrices, spk_test::all_devices);
