@@ -161,7 +161,7 @@ TEST_CASE_TEMPLATE_APPLY(dirac_equilateral, spk_test::all_devices);
 TEST_CASE_TEMPLATE_DEFINE("dirac_operator: shared meshes are Hermitian with zero row sums", Device,
                           dirac_shared) {
   for (const char* name : {"spot.obj", "decimated-knight.off", "beetle.off", "hand.msh"}) {
-    INFO(name);
+    INFO(std::string(name));
     const auto mesh = spk::read_triangle_mesh(mesh_path(name));
     const auto with_rho = plain(spk::dirac_operator<double, Device>(mesh));
     check_structure(with_rho, mesh);

@@ -193,7 +193,7 @@ TEST_CASE_TEMPLATE_DEFINE(
     "positive energy",
     Device, elasticity_shared) {
   for (const char* name : {"femur_interior.1.ele", "octopus-low.mesh", "hand.msh"}) {
-    INFO(name);
+    INFO(std::string(name));
     const auto mesh = spk::read_tet_mesh(mesh_path(name));
     const auto k = plain(spk::elasticity_stiffness<double, Device>(mesh));
     // structure: one row per referenced vertex, the vertex and its edge neighbours, sorted

@@ -116,7 +116,7 @@ void check_vec(const Vec3& got, const Vec3& want, double tol = 0) {
 TEST_CASE("shared .obj meshes: counts of v and f lines, first vertex and face") {
   for (const char* name :
        {"armadillo.obj", "cow.obj", "fandisk.obj", "spot.obj", "stanford-bunny.obj"}) {
-    INFO(name);
+    INFO(std::string(name));
     const auto m = spk::read_triangle_mesh(mesh_path(name));
     CHECK(std::int64_t(m.n_vertices()) == count_lines_starting(mesh_path(name), "v "));
     // every face of these files is a triangle
@@ -145,7 +145,7 @@ TEST_CASE("shared .obj meshes: counts of v and f lines, first vertex and face") 
 TEST_CASE("shared .off meshes: counts of the header line") {
   for (const char* name :
        {"beetle.off", "bunny.off", "camelhead.off", "decimated-knight.off", "fertility.off"}) {
-    INFO(name);
+    INFO(std::string(name));
     std::ifstream in(mesh_path(name));
     std::string magic;
     std::int64_t nv = 0, nf = 0;
@@ -182,7 +182,7 @@ TEST_CASE("shared Medit .mesh files: counts of the section headers") {
   };
   for (const Case& c : {Case{"bunny.mesh", 5433, 6966, 34055}, Case{"hand.mesh", 7234, 9556, 29998},
                         Case{"octopus-low.mesh", 452, 898, 1140}}) {
-    INFO(c.name);
+    INFO(std::string(c.name));
     const auto s = spk::read_triangle_mesh(mesh_path(c.name));
     CHECK(s.n_vertices() == c.vertices);
     CHECK(s.n_triangles() == c.triangles);
@@ -222,7 +222,7 @@ TEST_CASE("shared Gmsh file (version 2.2 binary) equals the Medit file of the sa
 
 TEST_CASE("shared TetGen files: .ele, .node and base name") {
   for (const char* name : {"femur_interior.1.ele", "femur_interior.1.node", "femur_interior.1"}) {
-    INFO(name);
+    INFO(std::string(name));
     const auto m = spk::read_tet_mesh(mesh_path(name));
     CHECK(m.n_vertices() == 1631);                        // .node header "1631 3 0 0"
     CHECK(m.n_tetrahedra() == 6906);                      // .ele header "6906 4 0"

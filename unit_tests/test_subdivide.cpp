@@ -139,7 +139,7 @@ TEST_CASE("two triangles share their edge's midpoint; unreferenced vertices are 
 TEST_CASE("closed shared surfaces: counts, area, volume, orientation, watertightness") {
   for (const char* name : {"bunny.off", "decimated-knight.off", "spot.obj", "cow.obj",
                            "fandisk.obj", "fertility.off"}) {
-    INFO(name);
+    INFO(std::string(name));
     const auto m = spk::read_triangle_mesh(mesh_path(name));
     REQUIRE(is_watertight(m));
     const double area = spk::surface_area(m);
@@ -172,7 +172,7 @@ TEST_CASE("closed shared surfaces: counts, area, volume, orientation, watertight
 
 TEST_CASE("open shared surfaces: every boundary edge splits in two") {
   for (const char* name : {"beetle.off", "camelhead.off", "stanford-bunny.obj"}) {
-    INFO(name);
+    INFO(std::string(name));
     const auto m = spk::read_triangle_mesh(mesh_path(name));
     const auto r = spk::subdivide(m);
     const std::size_t b = boundary_edges(m);
@@ -205,7 +205,7 @@ TEST_CASE("one tetrahedron, both orientations: 8 children of 1/8 volume and the 
 
 TEST_CASE("shared tetrahedral meshes: counts, volume, orientation, conformity") {
   for (const char* name : {"femur_interior.1.ele", "octopus-low.mesh", "hand.msh"}) {
-    INFO(name);
+    INFO(std::string(name));
     const auto m = spk::read_tet_mesh(mesh_path(name));
     const auto r = spk::subdivide(m);
     CHECK(r.n_vertices() == m.n_vertices() + count_edges(m.tetrahedra));
