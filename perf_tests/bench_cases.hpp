@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <spk/convert.hpp>
 #include <spk/csr_matrix.hpp>
@@ -30,6 +33,34 @@ inline std::string expand_env(const std::string& text) {
     }
   }
   return out;
+}
+
+/// The non-empty items of a `sep`-separated list ("a,b,,c" -> a, b, c).
+inline std::vector<std::string> split_list(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+/// The cases of a --cases file: one per line, '#' starts a comment, blank lines skipped, items
+/// trimmed. Throws std::runtime_error naming the file when it cannot be read.
+inline std::vector<std::string> read_cases(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) spk::throw_runtime_error("spk-bench", "cannot open case list '", path, "'");
+  std::vector<std::string> cases;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    const auto b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos) continue;
+    const auto e = line.find_last_not_of(" \t\r");
+    cases.push_back(line.substr(b, e - b + 1));
+  }
+  return cases;
 }
 
 /// K of FILE.mtx*K: a positive integer.

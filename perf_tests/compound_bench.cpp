@@ -83,15 +83,6 @@ struct Result {
   std::exit(2);
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 std::vector<spk::CompoundLayout> all_layouts() {
   using spk::ComponentLayout;
   std::vector<spk::CompoundLayout> out;
@@ -145,19 +136,13 @@ Options parse(int argc, char** argv) {
     } else if (a == "--mesh") {
       o.cases.push_back("mesh:" + value());
     } else if (a == "--cases") {
-      const std::string file = value();
-      std::ifstream in(file);
-      if (!in) usage_error("cannot read --cases file '" + file + "'");
-      std::string line;
-      while (std::getline(in, line)) {
-        const auto hash = line.find('#');
-        if (hash != std::string::npos) line.resize(hash);
-        const auto b = line.find_first_not_of(" \t\r");
-        if (b == std::string::npos) continue;
-        o.cases.push_back(line.substr(b, line.find_last_not_of(" \t\r") - b + 1));
+      try {
+        for (auto& c : read_cases(value())) o.cases.push_back(c);
+      } catch (const std::exception& e) {
+        usage_error(e.what());
       }
     } else if (a == "--format") {
-      o.formats = split(value(), ',');
+      o.formats = split_list(value(), ',');
     } else if (a == "--layouts") {
       layouts = value();
     } else if (a == "--schedule") {
@@ -192,7 +177,7 @@ Options parse(int argc, char** argv) {
   if (layouts == "all") {
     o.layouts = all_layouts();
   } else {
-    for (const auto& l : split(layouts, ',')) {
+    for (const auto& l : split_list(layouts, ',')) {
       try {
         o.layouts.push_back(spk::parse_layout(l));
       } catch (const std::exception& e) {

@@ -163,31 +163,6 @@ int to_int(const std::string& opt, const std::string& v) {
   }
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-std::vector<std::string> read_cases(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) spk::throw_runtime_error("spk-bench", "cannot open case list '", path, "'");
-  std::vector<std::string> cases;
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto hash = line.find('#');
-    if (hash != std::string::npos) line.erase(hash);
-    const auto b = line.find_first_not_of(" \t\r");
-    if (b == std::string::npos) continue;
-    const auto e = line.find_last_not_of(" \t\r");
-    cases.push_back(line.substr(b, e - b + 1));
-  }
-  return cases;
-}
-
 Options parse(int argc, char** argv) {
   Options o;
   o.command = spk_bench::command_line(argc, argv);
@@ -209,9 +184,9 @@ Options parse(int argc, char** argv) {
     } else if (a == "--matrix" || a == "--gen") {
       o.cases.push_back(value());
     } else if (a == "--cases") {
-      for (auto& c : read_cases(value())) o.cases.push_back(c);
+      for (auto& c : spk_bench::read_cases(value())) o.cases.push_back(c);
     } else if (a == "--format") {
-      o.formats = split(value(), ',');
+      o.formats = spk_bench::split_list(value(), ',');
     } else if (a == "--scalar") {
       o.scalar = value();
     } else if (a == "--mode") {

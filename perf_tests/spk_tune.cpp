@@ -118,16 +118,10 @@ Options parse(int argc, char** argv) {
     } else if (a == "--mesh") {
       o.cases.push_back("mesh:" + value());
     } else if (a == "--cases") {
-      const std::string file = value();
-      std::ifstream in(file);
-      if (!in) usage_error("cannot read --cases file '" + file + "'");
-      std::string line;
-      while (std::getline(in, line)) {
-        const auto hash = line.find('#');
-        if (hash != std::string::npos) line.resize(hash);
-        const auto b = line.find_first_not_of(" \t\r");
-        if (b == std::string::npos) continue;
-        o.cases.push_back(line.substr(b, line.find_last_not_of(" \t\r") - b + 1));
+      try {
+        for (auto& c : spk_bench::read_cases(value())) o.cases.push_back(c);
+      } catch (const std::exception& e) {
+        usage_error(e.what());
       }
     } else if (a == "--class") {
       o.cls = value();
