@@ -30,6 +30,7 @@
 #include <spk/formats/dia.hpp>
 #include <spk/formats/ell.hpp>
 #include <spk/formats/hdia.hpp>
+#include <spk/formats/hisparse.hpp>
 #include <spk/formats/hll.hpp>
 #include <spk/formats/hyb.hpp>
 #include <spk/generate.hpp>
@@ -99,6 +100,10 @@ const std::vector<FormatInfo>& format_registry() {
        true},
       {"compressed-coo",
        "spk compressed COO (8/16/32-bit index offsets, 256-value table; K, B, raw variants)",
+       true},
+      {"hisparse",
+       "spk HiSparse (tree of 128 x 128 dense/COO nodes, cached plan; traverse, d64/d256 variants; "
+       "float/double)",
        true},
       {"kokkoskernels", "KokkosSparse::spmv on a zero-copy view of the CSR arrays", true},
       {"cusparse-csr-alg1", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG1", have_cusparse},
@@ -492,6 +497,33 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
   }
 }
 
+/// The candidates of HiSparse (float and double only) that --format selects: node size 128 with
+/// the cached plan (default) and with the traversal in every product; on GPUs also d = 64, 256.
+template <class S, class Matrix, class Vec>
+void hisparse_candidates(const Options& o, const Matrix& a, const std::string& case_label,
+                         const Vec& x, const Vec& y, std::vector<Candidate<S>>& cands) {
+  if constexpr (std::is_floating_point<S>::value) {
+    using D = typename Matrix::device_type;
+    constexpr bool gpu = spk::impl::is_gpu_space<typename Matrix::execution_space>();
+    if (!wanted(o, "hisparse")) return;
+    spk::HiSparseSpmvParams traverse;
+    traverse.traverse = true;
+    add_format_candidates<S>(
+        cands, "hisparse", "", case_label, [&] { return spk::HiSparseMatrix<S, int, D>(a); },
+        std::vector<spk::HiSparseSpmvParams>{{}, traverse}, o.mode, x, y);
+    if (gpu) {
+      for (int d : {64, 256}) {
+        add_format_candidates<S>(
+            cands, "hisparse", "d" + std::to_string(d) + "-", case_label,
+            [&] { return spk::HiSparseMatrix<S, int, D>(a, d); },
+            std::vector<spk::HiSparseSpmvParams>{{}}, o.mode, x, y);
+      }
+    }
+  } else {
+    (void)o, (void)a, (void)case_label, (void)x, (void)y, (void)cands;
+  }
+}
+
 template <class S>
 double min_bytes(long long rows, long long cols, long long nnz, spk::Mode mode) {
   const long long nx = mode == spk::Mode::N ? cols : rows;
@@ -539,6 +571,7 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
   }
   padded_format_candidates<S>(o, a, case_name(c), x, y, cands);
   coo_format_candidates<S>(o, a, case_name(c), x, y, cands);
+  hisparse_candidates<S>(o, a, case_name(c), x, y, cands);
   if (wanted(o, "kokkoskernels")) {
     const auto kk = spk::to_kokkos_kernels(a);
     const char* m = mode == spk::Mode::N ? "N" : mode == spk::Mode::T ? "T" : "C";
@@ -826,6 +859,43 @@ void coo_format_memory(const Options& o, const Csr& a, const std::string& case_l
       [&] { return spk::CompressedCooMatrix<S, int, int, D>(a, raw); }, shape, results);
 }
 
+/// --memory-only row of HiSparse (float and double): bytes against COO, then per level the
+/// sparse and dense nodes, and for the leaves their counts and mean entries.
+template <class Csr>
+void hisparse_memory(const Options& o, const Csr& a, const std::string& case_label,
+                     std::vector<Result>& results) {
+  using S = typename Csr::value_type;
+  using D = typename Csr::device_type;
+  if constexpr (std::is_floating_point<S>::value) {
+    if (!wanted(o, "hisparse")) return;
+    const double coo_bytes = double(a.nnz()) * (2 * sizeof(int) + sizeof(S));
+    memory_of_format(
+        "hisparse", case_label, a, [&] { return spk::HiSparseMatrix<S, int, D>(a); },
+        [&](const auto& m) {
+          const spk::HiSparseStats& st = m.stats();
+          std::string out = fixed(double(m.memory_bytes()) / (coo_bytes > 0 ? coo_bytes : 1.0), 3) +
+                            " x coo, d " + std::to_string(st.node_size) + ", levels " +
+                            std::to_string(st.levels) + ", nodes per level (sparse/dense)";
+          for (const auto& l : st.level)
+            out += " " + std::to_string(l.sparse_nodes) + "/" + std::to_string(l.dense_nodes);
+          if (!st.level.empty()) {
+            const auto& leaf = st.level.back();
+            const auto mean = [](std::int64_t e, std::int64_t n) {
+              return n > 0 ? fixed(double(e) / double(n), 1) : std::string("-");
+            };
+            out += ", leaves: sparse " + std::to_string(leaf.sparse_nodes) + " (mean " +
+                   mean(leaf.sparse_entries, leaf.sparse_nodes) + " entries), dense " +
+                   std::to_string(leaf.dense_nodes) + " (mean " +
+                   mean(leaf.dense_entries, leaf.dense_nodes) + ")";
+          }
+          return out;
+        },
+        results);
+  } else {
+    (void)o, (void)a, (void)case_label, (void)results;
+  }
+}
+
 /// --memory-only: memory per format and row statistics, on the host, no timing.
 template <class S>
 void memory_case(const Options& o, const std::string& c, std::vector<Result>& results) {
@@ -861,6 +931,7 @@ void memory_case(const Options& o, const std::string& c, std::vector<Result>& re
   }
   padded_format_memory(o, a, case_name(c), results);
   coo_format_memory(o, a, case_name(c), results);
+  hisparse_memory(o, a, case_name(c), results);
 }
 
 template <class S>

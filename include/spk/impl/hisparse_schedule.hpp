@@ -208,7 +208,6 @@ void traverse(const HiSparseData<Device>& a, Plan<Device>& plan) {
 /// traversal from the root. O(nodes) work, one launch per level and non-empty bin.
 template <class S, class Device>
 std::shared_ptr<Plan<Device>> make_plan(const HiSparseData<Device>& a) {
-  using exec = typename Device::execution_space;
   auto plan = std::make_shared<Plan<Device>>();
   const int levels = a.levels;
   plan->level.resize(std::size_t(levels));
