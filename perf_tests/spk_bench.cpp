@@ -506,11 +506,12 @@ void hisparse_candidates(const Options& o, const Matrix& a, const std::string& c
     using D = typename Matrix::device_type;
     constexpr bool gpu = spk::impl::is_gpu_space<typename Matrix::execution_space>();
     if (!wanted(o, "hisparse")) return;
-    spk::HiSparseSpmvParams traverse;
+    spk::HiSparseSpmvParams traverse, per_bin;
     traverse.traverse = true;
+    per_bin.fused = false;
     add_format_candidates<S>(
         cands, "hisparse", "", case_label, [&] { return spk::HiSparseMatrix<S, int, D>(a); },
-        std::vector<spk::HiSparseSpmvParams>{{}, traverse}, o.mode, x, y);
+        std::vector<spk::HiSparseSpmvParams>{{}, per_bin, traverse}, o.mode, x, y);
     if (gpu) {
       for (int d : {64, 256}) {
         add_format_candidates<S>(

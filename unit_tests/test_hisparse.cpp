@@ -18,9 +18,10 @@ using spk_test::RoundTrip;
 namespace hs = spk::impl::hisparse;
 
 std::vector<spk::HiSparseSpmvParams> hisparse_params() {
-  spk::HiSparseSpmvParams traverse;
+  spk::HiSparseSpmvParams traverse, per_bin;
   traverse.traverse = true;
-  return {spk::HiSparseSpmvParams{}, traverse};
+  per_bin.fused = false;
+  return {spk::HiSparseSpmvParams{}, traverse, per_bin};
 }
 
 template <class Device, class S, class O>

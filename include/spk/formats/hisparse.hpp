@@ -22,6 +22,7 @@
 #include <spk/error.hpp>
 #include <spk/impl/format_common.hpp>
 #include <spk/impl/format_convert.hpp>
+#include <spk/impl/hisparse_add.hpp>
 #include <spk/impl/hisparse_build.hpp>
 #include <spk/impl/hisparse_node.hpp>
 #include <spk/impl/hisparse_schedule.hpp>
@@ -38,11 +39,13 @@ struct HiSparseSpmvParams {
   /// Re-run the top-down traversal that fills the leaf queues in this product instead of using
   /// the matrix's cached plan (what a changing matrix would need; measures the scheduler's cost).
   bool traverse = false;
+  /// All leaf bins in one launch (teams split by bin) instead of one launch per bin.
+  bool fused = true;
 };
 
-/// A short name of the options: "cached-plan" or "traverse".
+/// A short name of the options: "fused" or "per-bin", "-traverse" appended when set.
 inline std::string describe(const HiSparseSpmvParams& p) {
-  return p.traverse ? "traverse" : "cached-plan";
+  return std::string(p.fused ? "fused" : "per-bin") + (p.traverse ? "-traverse" : "");
 }
 
 /// HiSparse matrix of float or double values on Device (see the file comment). Copies are
@@ -230,10 +233,70 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
   // the stored orientation: op = T on a transposed state reads the content untransposed
   const bool trans = (mode != Mode::N) != a.transposed();
   const S factor = alpha * a.scale();
-  if (trans)
-    impl::hisparse::leaf_spmv<true>(a.data(), plan.level.back(), factor, x, y);
+  const auto& leaves = plan.level.back();
+  if (trans && params.fused)
+    impl::hisparse::leaf_spmv_fused<true>(a.data(), leaves, factor, x, y);
+  else if (trans)
+    impl::hisparse::leaf_spmv<true>(a.data(), leaves, factor, x, y);
+  else if (params.fused)
+    impl::hisparse::leaf_spmv_fused<false>(a.data(), leaves, factor, x, y);
   else
-    impl::hisparse::leaf_spmv<false>(a.data(), plan.level.back(), factor, x, y);
+    impl::hisparse::leaf_spmv<false>(a.data(), leaves, factor, x, y);
+}
+
+/// Launch settings of spk::add for HiSparse (zero fields: the execution space's defaults, one
+/// thread per team on CPU backends). The result does not depend on them.
+struct HiSparseAddParams {
+  /// Node pairs holding at most this many entries together (a dense node counts d^2) are added
+  /// by one thread each (serial sort and merge in registers); in [0, 16].
+  int small_entries = impl::hisparse::add_small_max;
+  /// Merge the row-major coordinate lists of pairs of sparse nodes when neither operand is
+  /// transposed (the paper's fast path); false sends them through the occupancy bitmaps.
+  bool merge = true;
+  /// Pairs (threads) per team of the small pairs (GPU default 128).
+  int small_pairs_per_team = 0;
+  /// Team size merging pairs of up to 512 entries (GPU default 32).
+  int merge_team_size = 0;
+  /// Team size of larger merges and of the bitmap pairs (GPU default 256).
+  int team_size = 0;
+};
+
+/// C = op(A) + op(B), where op applies each operand's state (transposed flag and scale), e.g.
+/// add(A.transpose(), B.scaled(2)) = A^T + 2 B, by a dual top-down traversal of both trees on
+/// their device (impl/hisparse_add.hpp). The result is new content (not transposed, scale 1)
+/// with the node size of A and B and the conversion's node rules; entries whose values sum to
+/// exactly zero are kept in sparse nodes (a zero slot of a dense node reads as absent). Throws
+/// std::invalid_argument when the shapes of op(A) and op(B) or the node sizes differ, or for
+/// invalid params. O(nodes + entries) work, one launch per tree level and pair class; memory:
+/// a pool of about the two inputs' bytes while adding, the exact result after.
+template <class S, class O, class D>
+HiSparseMatrix<S, O, D> add(const HiSparseMatrix<S, O, D>& a, const HiSparseMatrix<S, O, D>& b,
+                            const HiSparseAddParams& params = {}) {
+  using Matrix = HiSparseMatrix<S, O, D>;
+  using exec = typename Matrix::execution_space;
+  const char* where = "spk::add (HiSparse)";
+  require(a.nrows() == b.nrows() && a.ncols() == b.ncols(), where, "op(A) is ", a.nrows(), " x ",
+          a.ncols(), a.transposed() ? " (transposed)" : "", ", op(B) is ", b.nrows(), " x ",
+          b.ncols(), b.transposed() ? " (transposed)" : "", ": the shapes must match");
+  require(a.node_size() == b.node_size(), where, "A has node size d = ", a.node_size(),
+          ", B has d = ", b.node_size(), ": they must be equal");
+  require(params.small_entries >= 0 && params.small_entries <= impl::hisparse::add_small_max,
+          where, "HiSparseAddParams::small_entries = ", params.small_entries,
+          " must be in [0, ", impl::hisparse::add_small_max, "]");
+  require(params.small_pairs_per_team >= 0 && params.merge_team_size >= 0 &&
+              params.team_size >= 0,
+          where, "HiSparseAddParams team sizes must be >= 0 (0: default), got ",
+          params.small_pairs_per_team, ", ", params.merge_team_size, ", ", params.team_size);
+  impl::hisparse::AddLaunch launch = impl::hisparse::default_add_launch<exec>();
+  launch.small_entries = params.small_entries;
+  launch.merge = params.merge;
+  if (params.small_pairs_per_team > 0) launch.small_pairs_per_team = params.small_pairs_per_team;
+  if (params.merge_team_size > 0) launch.merge_team = params.merge_team_size;
+  if (params.team_size > 0) launch.big_team = params.team_size;
+  auto data = impl::hisparse::add_hisparse<S>(a.data(), a.transposed(), a.scale(), b.data(),
+                                              b.transposed(), b.scale(), a.nrows(), a.ncols(),
+                                              launch);
+  return Matrix(std::shared_ptr<const typename Matrix::data_type>(std::move(data)), false, S(1));
 }
 
 }  // namespace spk

@@ -25,11 +25,59 @@ namespace spk {
 namespace impl {
 namespace hisparse {
 
+/// Adds factor * (block of leaf w) * x (its transpose when Trans) into y with `stride` lanes
+/// (this one is `lane`); buf is the lanes' d-entry scratch buffer for the buffered bins, sync
+/// orders the lanes' buffer accesses (a warp or team barrier). Bin is the leaf's bin.
+template <class exec, bool Trans, unsigned Bin, class S, class XView, class YView, class Sync>
+KOKKOS_INLINE_FUNCTION void leaf_product(const char* pool, int log2d, const WorkItem& w,
+                                         int lane, int stride, S* buf, const XView& x,
+                                         const YView& y, S factor, const Sync& sync) {
+  const int d = 1 << log2d;
+  const std::int64_t in_base = std::int64_t(Trans ? w.rb : w.cb) * d;
+  const std::int64_t out_base = std::int64_t(Trans ? w.cb : w.rb) * d;
+  const NodeView nd{pool, w.ref};
+  if constexpr (Bin == bin_large || Bin == bin_huge) {
+    for (int i = lane; i < d; i += stride) buf[i] = S(0);
+    sync();
+    for_each_entry<exec, S>(nd, log2d, lane, stride, [&](unsigned r, unsigned c, S v) {
+      Kokkos::atomic_add(&buf[Trans ? c : r], v * x(in_base + (Trans ? r : c)));
+    });
+    sync();
+    for (int i = lane; i < d; i += stride) {
+      const S v = buf[i];
+      if (v != S(0)) Kokkos::atomic_add(&y(out_base + i), factor * v);
+    }
+  } else if constexpr (Bin == bin_dense) {
+    const S* s = nd.template slots<S>(0);
+    for (int o = lane; o < d; o += stride) {
+      S acc = S(0);
+      bool any = false;
+      for (int i = 0; i < d; ++i) {
+        const S v = Trans ? s[i * d + o] : s[o * d + i];
+        if (v != S(0)) {
+          acc += v * x(in_base + i);
+          any = true;
+        }
+      }
+      if (any) Kokkos::atomic_add(&y(out_base + o), factor * acc);
+    }
+  } else {
+    for_each_entry<exec, S>(nd, log2d, lane, stride, [&](unsigned r, unsigned c, S v) {
+      Kokkos::atomic_add(&y(out_base + (Trans ? c : r)), factor * v * x(in_base + (Trans ? r : c)));
+    });
+  }
+}
+
+/// Whether a bin's lanes share a d-entry scratch buffer.
+KOKKOS_INLINE_FUNCTION constexpr bool buffered_bin(unsigned b) {
+  return b == bin_large || b == bin_huge;
+}
+
+/// One launch per bin (HiSparseLaunch::per_bin): the bin's own geometry (see geometry()).
 template <class S, class Device, class XView, class YView, bool Trans, unsigned Bin>
 struct LeafSpmv {
   using exec = typename Device::execution_space;
   using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  static constexpr bool buffered = Bin == bin_large || Bin == bin_huge;
   const char* pool;
   int log2d;
   int lanes, groups;
@@ -41,70 +89,137 @@ struct LeafSpmv {
 
   /// Team scratch bytes of a launch: one d-entry buffer per node of the team.
   static std::size_t scratch_bytes(int d, int groups_per_team) {
-    return buffered ? scratch::shmem_size(std::size_t(d) * std::size_t(groups_per_team)) : 0;
-  }
-
-  template <class Member>
-  KOKKOS_INLINE_FUNCTION void sync(const Member& m) const {
-    if (lanes > 32) m.team_barrier();
-    else Warp<exec>::sync();
+    return buffered_bin(Bin) ? scratch::shmem_size(std::size_t(d) * std::size_t(groups_per_team))
+                             : 0;
   }
 
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const LaneInfo li = lane_info<exec>(m, lanes);
     const std::int64_t k = std::int64_t(m.league_rank()) * groups + li.group;
+    // k is uniform across the lanes that share a buffer and its barriers
+    if (k >= count) return;
     const int d = 1 << log2d;
-    if constexpr (buffered) {
-      // k is uniform across the lanes that share a buffer and its barriers
-      if (k >= count) return;
-      const WorkItem w = items(begin + k);
-      const NodeView nd{pool, w.ref};
+    S* buf = nullptr;
+    if constexpr (buffered_bin(Bin)) {
       scratch all(m.team_scratch(0), std::size_t(d) * std::size_t(groups));
-      S* buf = all.data() + std::size_t(li.group) * std::size_t(d);
-      for (int i = li.lane; i < d; i += li.stride) buf[i] = S(0);
-      sync(m);
-      const std::int64_t in_base = std::int64_t(Trans ? w.rb : w.cb) * d;
-      for_each_entry<exec, S>(nd, log2d, li.lane, li.stride, [&](unsigned r, unsigned c, S v) {
-        Kokkos::atomic_add(&buf[Trans ? c : r], v * x(in_base + (Trans ? r : c)));
-      });
-      sync(m);
-      const std::int64_t out_base = std::int64_t(Trans ? w.cb : w.rb) * d;
-      for (int i = li.lane; i < d; i += li.stride) {
-        const S v = buf[i];
-        if (v != S(0)) Kokkos::atomic_add(&y(out_base + i), factor * v);
-      }
-    } else if constexpr (Bin == bin_dense) {
-      if (k >= count) return;
-      const WorkItem w = items(begin + k);
-      const S* s = NodeView{pool, w.ref}.template slots<S>(0);
-      const std::int64_t in_base = std::int64_t(Trans ? w.rb : w.cb) * d;
-      const std::int64_t out_base = std::int64_t(Trans ? w.cb : w.rb) * d;
-      for (int o = li.lane; o < d; o += li.stride) {
-        S acc = S(0);
-        bool any = false;
-        for (int i = 0; i < d; ++i) {
-          const S v = Trans ? s[i * d + o] : s[o * d + i];
-          if (v != S(0)) {
-            acc += v * x(in_base + i);
-            any = true;
-          }
-        }
-        if (any) Kokkos::atomic_add(&y(out_base + o), factor * acc);
-      }
-    } else {
-      if (k >= count) return;
-      const WorkItem w = items(begin + k);
-      const NodeView nd{pool, w.ref};
-      const std::int64_t in_base = std::int64_t(Trans ? w.rb : w.cb) * d;
-      const std::int64_t out_base = std::int64_t(Trans ? w.cb : w.rb) * d;
-      for_each_entry<exec, S>(nd, log2d, li.lane, li.stride, [&](unsigned r, unsigned c, S v) {
-        Kokkos::atomic_add(&y(out_base + (Trans ? c : r)),
-                           factor * v * x(in_base + (Trans ? r : c)));
-      });
+      buf = all.data() + std::size_t(li.group) * std::size_t(d);
+    }
+    const int lanes_ = lanes;
+    leaf_product<exec, Trans, Bin>(pool, log2d, items(begin + k), li.lane, li.stride, buf, x, y,
+                                   factor, [&]() {
+                                     if (lanes_ > 32) m.team_barrier();
+                                     else Warp<exec>::sync();
+                                   });
+  }
+};
+
+/// Every leaf bin in one launch (HiSparseLaunch::fused): teams [team_begin[b], team_begin[b +
+/// 1]) take bin b, so a team works on one node type and size class. On GPUs every team has 8
+/// warps; a bin's nodes per team follow its width: 256 (a thread per node), 32 (8 lanes), 8 (a
+/// warp, with its own scratch buffer), 1 (the whole team); on CPU backends one node per team.
+template <class S, class Device, class XView, class YView, bool Trans>
+struct LeafSpmvFused {
+  using exec = typename Device::execution_space;
+  using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static constexpr bool gpu = is_gpu_space<exec>();
+  static constexpr int team_threads = gpu ? 256 : 1;
+  const char* pool;
+  int log2d;
+  Kokkos::View<const WorkItem*, Device> items;
+  std::int64_t begin[num_bins];
+  std::int64_t count[num_bins];
+  std::int64_t team_begin[num_bins + 1];  // teams of the j-th range
+  unsigned range_bin[num_bins];           // the bin of the j-th range
+  XView x;
+  YView y;
+  S factor;
+
+  /// Lanes per node of bin b in this launch.
+  static constexpr int lanes_of(unsigned b) {
+    return !gpu ? 1
+           : (b == bin_dense || b == bin_huge) ? 256
+           : b == bin_large                    ? 32
+           : b == bin_medium                   ? 8
+                                               : 1;
+  }
+  static constexpr int nodes_per_team(unsigned b) { return team_threads / lanes_of(b); }
+  /// Scratch bytes per team: the largest need of a bin (8 warp buffers on GPUs).
+  static std::size_t scratch_bytes(int d) {
+    return scratch::shmem_size(std::size_t(d) * std::size_t(nodes_per_team(bin_large)));
+  }
+
+  template <unsigned Bin, class Member>
+  KOKKOS_INLINE_FUNCTION void run(const Member& m, std::int64_t t) const {
+    constexpr int lanes = lanes_of(Bin);
+    const int tid = m.team_rank() * Warp<exec>::size + Warp<exec>::lane();  // 0..255 on GPUs
+    const int group = tid / lanes;
+    const int lane = tid % lanes;
+    const std::int64_t k = t * nodes_per_team(Bin) + group;
+    if (k >= count[Bin]) return;  // uniform across a buffer's lanes (a warp or the team)
+    S* buf = nullptr;
+    if constexpr (buffered_bin(Bin)) {
+      const int d = 1 << log2d;
+      scratch all(m.team_scratch(0), std::size_t(d) * std::size_t(nodes_per_team(bin_large)));
+      buf = all.data() + std::size_t(group) * std::size_t(d);
+    }
+    leaf_product<exec, Trans, Bin>(pool, log2d, items(begin[Bin] + k), lane, lanes, buf, x, y,
+                                   factor, [&]() {
+                                     if (lanes > 32) m.team_barrier();
+                                     else Warp<exec>::sync();
+                                   });
+  }
+
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const std::int64_t league = m.league_rank();
+    unsigned j = 0;
+    while (j + 1 < num_bins && league >= team_begin[j + 1]) ++j;
+    const std::int64_t t = league - team_begin[j];
+    switch (range_bin[j]) {
+      case bin_dense: run<bin_dense>(m, t); break;
+      case bin_coo1: run<bin_coo1>(m, t); break;
+      case bin_coo2: run<bin_coo2>(m, t); break;
+      case bin_small: run<bin_small>(m, t); break;
+      case bin_medium: run<bin_medium>(m, t); break;
+      case bin_large: run<bin_large>(m, t); break;
+      default: run<bin_huge>(m, t); break;
     }
   }
 };
+
+/// One launch for every leaf bin (see LeafSpmvFused).
+template <bool Trans, class S, class Device, class XView, class YView>
+void leaf_spmv_fused(const HiSparseData<Device>& a, const LevelQueues<Device>& q, S factor,
+                     const XView& x, const YView& y) {
+  using exec = typename Device::execution_space;
+  using F = LeafSpmvFused<S, Device, input_vector_t<XView>, YView, Trans>;
+  F f{};
+  f.pool = reinterpret_cast<const char*>(a.pool.data());
+  f.log2d = a.log2d;
+  f.items = q.items;
+  f.x = x;
+  f.y = y;
+  f.factor = factor;
+  // heavy bins first: their teams start early and the small nodes fill the tail
+  const unsigned order[num_bins] = {bin_dense, bin_huge,  bin_large, bin_medium,
+                                    bin_small, bin_coo2, bin_coo1};
+  std::int64_t teams = 0;
+  for (unsigned j = 0; j < num_bins; ++j) {
+    const unsigned b = order[j];
+    f.begin[b] = q.begin[b];
+    f.count[b] = q.count[b];
+    f.range_bin[j] = b;
+    f.team_begin[j] = teams;
+    teams += (q.count[b] + F::nodes_per_team(b) - 1) / F::nodes_per_team(b);
+  }
+  f.team_begin[num_bins] = teams;
+  if (teams == 0) return;
+  Kokkos::TeamPolicy<exec> policy(int(teams), F::gpu ? 8 : 1, F::gpu ? Warp<exec>::size : 1);
+  policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(a.d)));
+  Kokkos::parallel_for(Trans ? "spk::hisparse::spmv_t_fused" : "spk::hisparse::spmv_fused",
+                       policy, f);
+}
 
 /// Runs the leaf kernels of every non-empty leaf bin: y += factor * op(A) * x (op = T when
 /// trans), where y was already scaled by beta.
