@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Summarises spk-bench JSON files as Markdown tables for docs/PERFORMANCE.md.
 
-usage: summarize.py [--large] [--formats | --coo | --compound] RESULT.json [RESULT.json ...]
+usage: summarize.py [--large] [--formats | --coo | --compound | --hisparse] RESULT.json [...]
+  --hisparse the HiSparse acceptance figures from the JSON files of perf_tests/device/hisparse.sh
+             read together (spk-bench --mode N and T, spk-add, spk-bench --memory-only): SpMV
+             T and N against cuSPARSE CSR (best of ALG1/ALG2), HiSparse T/N per matrix, the
+             matrices where cuSPARSE T is much slower than its N, addition against cuSPARSE
+             csrgeam2 per op (with and without the explicit transposes), memory over CSR
   --compound compound-entry runs (spk-bench --scalar quaternion64 ...): per matrix the default
              CSR-AoS-AoS layout, the best layout and schedule measured, spk::make_tuned's matrix
              ("compound-tuned"), each against cuSPARSE (complex CSR, BSR, 4x4-BSR expansion),
@@ -270,7 +275,282 @@ def summarize_compound(path):
     print()
 
 
+# --- HiSparse (perf_tests/device/hisparse.sh) ---------------------------------------------------
+
+CUSPARSE_SPMV = ("cusparse-csr-alg1", "cusparse-csr-alg2")
+ADD_OPS = ("NN", "TN", "NT", "TT")
+# cuSPARSE T much slower than its N: the matrices where transposition costs CSR most
+SLOW_T = 1.5
+# HiSparse T / N must stay below this on every matrix
+MAX_T_OVER_N = 1.3
+
+
+def _load_runs(paths):
+    """(kind, run) per file: 'memory' (spk-bench --memory-only), 'add' (spk-add) or 'spmv'."""
+    out = []
+    for p in paths:
+        with open(p) as f:
+            run = json.load(f)
+        formats = {r["format"] for r in run["results"]}
+        if "--memory-only" in run.get("command", ""):
+            kind = "memory"
+        elif formats & {"hisparse-add", "hisparse-convert"} or "spk-add" in run.get("command", ""):
+            kind = "add"
+        else:
+            kind = "spmv"
+        out.append((p, kind, run))
+    return out
+
+
+def _fmt(x, digits=2):
+    return f"{x:.{digits}f}" if x is not None and x == x else "-"
+
+
+def _geo_line(label, xs, unit="x"):
+    xs = [x for x in xs if x]
+    if not xs:
+        return f"- {label}: no data"
+    return (f"- {label}: geometric mean {geomean(xs):.2f}{unit}, min {min(xs):.2f}{unit}, "
+            f"max {max(xs):.2f}{unit} over {len(xs)} matrices")
+
+
+def summarize_hisparse(paths):
+    """The HiSparse acceptance figures over every given JSON file (see the module doc)."""
+    runs = _load_runs(paths)
+    print("### HiSparse\n")
+    for p, kind, run in runs:
+        print(f"- `{p.split('/')[-1]}` ({kind}): GPU {run['gpu']}; date {run['date']}; commit "
+              f"{run['commit']}; copy bandwidth {run.get('copy_bandwidth_gbps') or 0:.0f} GB/s"
+              + (f"; {run['cusparse']}" if run.get("cusparse") else ""))
+    print()
+    scalars = sorted({r["scalar"] for _, _, run in runs for r in run["results"]})
+    for scalar in scalars:
+        _hisparse_spmv(runs, scalar)
+        _hisparse_add(runs, scalar)
+        _hisparse_memory(runs, scalar)
+
+
+def _hisparse_spmv(runs, scalar):
+    # (matrix) -> mode -> format -> rows
+    by = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    nnz = {}
+    for _, kind, run in runs:
+        if kind != "spmv":
+            continue
+        for r in run["results"]:
+            if r["scalar"] == scalar and r.get("correct", True) and r["median_ms"]:
+                by[r["matrix"]][r["mode"]][r["format"]].append(r)
+                nnz[r["matrix"]] = r["nnz"]
+    if not by:
+        return
+    print(f"#### SpMV, {scalar}\n")
+    print("HiSparse = its default (\"auto:\") variant, best = its fastest variant; cuSPARSE = the "
+          "faster of CSR ALG1/ALG2 in that mode; speed-ups are cuSPARSE time / HiSparse time. "
+          f"'!' marks matrices where cuSPARSE T is more than {SLOW_T}x slower than its N.\n")
+    print("| matrix | nnz | HiSparse N ms | HiSparse T ms | HiSparse T/N | best T/N | "
+          "cuSPARSE N ms | cuSPARSE T ms | cuSPARSE T/N | N vs cuSPARSE | T vs cuSPARSE (best) | CSR T vs "
+          "cuSPARSE T | KK T vs cuSPARSE T |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    agg = defaultdict(list)
+    t_over_n = []
+    slow = []
+
+    def pick(rows, default=True):
+        if not rows:
+            return None
+        if default:
+            d = [r for r in rows if r["variant"].startswith("auto:")]
+            if d:
+                return d[0]
+        return min(rows, key=lambda r: r["median_ms"])
+
+    def ms(r):
+        return r["median_ms"] if r else None
+
+    def ratio(a, b):
+        return a / b if a and b else None
+
+    for matrix in sorted(by, key=lambda m: -nnz[m]):
+        modes = by[matrix]
+        hn = pick(modes["N"]["hisparse"])
+        ht = pick(modes["T"]["hisparse"])
+        hnb = pick(modes["N"]["hisparse"], False)
+        htb = pick(modes["T"]["hisparse"], False)
+        cn = pick([r for f in CUSPARSE_SPMV for r in modes["N"][f]], False)
+        ct = pick([r for f in CUSPARSE_SPMV for r in modes["T"][f]], False)
+        csr_t = pick(modes["T"]["csr"], False)
+        kk_t = pick(modes["T"]["kokkoskernels"], False)
+        if not (hn or ht):
+            continue
+        key = "large" if nnz[matrix] >= LARGE_NNZ else "small"
+        c_tn = ratio(ms(ct), ms(cn))
+        flag = "!" if c_tn and c_tn > SLOW_T else ""
+        h_tn = ratio(ms(ht), ms(hn))
+        hb_tn = ratio(ms(htb), ms(hnb))
+        n_vs = ratio(ms(cn), ms(hn))
+        t_vs = ratio(ms(ct), ms(ht))
+        tb_vs = ratio(ms(ct), ms(htb))
+        if h_tn:
+            t_over_n.append((h_tn, matrix, key))
+        for k in (key, "all"):
+            agg[(k, "N")].append(n_vs)
+            agg[(k, "T")].append(t_vs)
+            agg[(k, "T best")].append(tb_vs)
+            agg[(k, "N best")].append(ratio(ms(cn), ms(hnb)))
+            agg[(k, "csr T")].append(ratio(ms(ct), ms(csr_t)))
+            if flag:
+                agg[(k, "T slow")].append(t_vs)
+        if flag:
+            slow.append((matrix, c_tn, t_vs, h_tn))
+        print(f"| {matrix}{flag} | {nnz[matrix]} | {_fmt(ms(hn), 4)} | {_fmt(ms(ht), 4)} | "
+              f"{_fmt(h_tn)} | {_fmt(hb_tn)} | {_fmt(ms(cn), 4)} | {_fmt(ms(ct), 4)} | "
+              f"{_fmt(c_tn)} | {_fmt(n_vs)} | {_fmt(t_vs)} ({_fmt(tb_vs)}) | "
+              f"{_fmt(ratio(ms(ct), ms(csr_t)))} | {_fmt(ratio(ms(ct), ms(kk_t)))} |")
+    print()
+    for k in ("large", "all"):
+        print(_geo_line(f"{k} matrices, HiSparse T vs cuSPARSE T", agg[(k, "T")]))
+        print(_geo_line(f"{k} matrices, HiSparse best variant T vs cuSPARSE T", agg[(k, "T best")]))
+        print(_geo_line(f"{k} matrices, HiSparse N vs cuSPARSE CSR N (best alg)", agg[(k, "N")]))
+        print(_geo_line(f"{k} matrices, HiSparse best variant N vs cuSPARSE N", agg[(k, "N best")]))
+        print(_geo_line(f"{k} matrices, spk CSR best T vs cuSPARSE T", agg[(k, "csr T")]))
+        print(_geo_line(f"{k} matrices with cuSPARSE T/N > {SLOW_T}, HiSparse T vs cuSPARSE T",
+                        agg[(k, "T slow")]))
+    if slow:
+        print(f"- cuSPARSE T/N > {SLOW_T}: " + ", ".join(
+            f"{m} (cuSPARSE T/N {c:.2f}, HiSparse T {_fmt(t)}x faster, HiSparse T/N {_fmt(h)})"
+            for m, c, t, h in slow))
+    if t_over_n:
+        worst = max(t_over_n)
+        verdict = "PASS" if worst[0] <= MAX_T_OVER_N else "FAIL"
+        over = [f"{m} {x:.2f}" for x, m, _ in sorted(t_over_n, reverse=True) if x > MAX_T_OVER_N]
+        print(f"- HiSparse T/N: max {worst[0]:.2f} ({worst[1]}), must be <= {MAX_T_OVER_N}: "
+              f"{verdict}" + (f"; above: {', '.join(over)}" if over else ""))
+    print()
+
+
+def _hisparse_add(runs, scalar):
+    # matrix -> op -> format -> rows
+    by = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    nnz = {}
+    wrong = []
+    for _, kind, run in runs:
+        if kind != "add":
+            continue
+        for r in run["results"]:
+            if r["scalar"] != scalar:
+                continue
+            if not r.get("correct", True):
+                wrong.append(f"{r['matrix']} {r['format']} {r['variant']}")
+                continue
+            by[r["matrix"]][r["mode"]][r["format"]].append(r)
+            nnz[r["matrix"]] = r["nnz"]
+    if not by:
+        return
+    print(f"#### Addition C = op(A) + op(B), {scalar}\n")
+    print("B = A with every entry moved within +-radius. cuSPARSE = csrgeam2 with C allocated per "
+          "call; \"with T\" = the fastest way a user gets op(A) + op(B) (csr2csc of the transposed "
+          "operands + geam, or for TT geam + one csr2csc of the sum), \"pre\" = geam alone on "
+          "operands transposed beforehand. Speed-ups: cuSPARSE time / HiSparse time.\n")
+    print("| matrix | nnz A | nnz B | nnz C | convert A ms | op | HiSparse ms | cuSPARSE with T ms "
+          "| vs with T | cuSPARSE pre ms | vs pre | HiSparse %copy (own) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    agg = defaultdict(list)
+    for matrix in sorted(by, key=lambda m: -nnz[m]):
+        ops = by[matrix]
+        conv = [r for r in ops["-"]["hisparse-convert"] if r["variant"] == "A"]
+        key = "large" if nnz[matrix] >= LARGE_NNZ else "small"
+        for op in ADD_OPS:
+            h = ops[op]["hisparse-add"]
+            if not h:
+                continue
+            h = h[0]
+            user = ops[op]["cusparse-geam"] + ops[op]["cusparse-geam+transpose"]
+            pre = ops[op]["cusparse-geam"] + ops[op]["cusparse-geam-pretransposed"]
+            u = min((r["median_ms"] for r in user), default=None)
+            pr = min((r["median_ms"] for r in pre), default=None)
+            vs_u = u / h["median_ms"] if u else None
+            vs_p = pr / h["median_ms"] if pr else None
+            for k in (key, "all"):
+                agg[(k, op, "user")].append(vs_u)
+                agg[(k, op, "pre")].append(vs_p)
+            print(f"| {matrix} | {h['nnz']} | {h.get('nnz_b', '-')} | {h.get('nnz_c', '-')} | "
+                  f"{_fmt(conv[0]['median_ms'], 3) if conv else '-'} | {op} | "
+                  f"{h['median_ms']:.4f} | {_fmt(u, 4)} | {_fmt(vs_u)} | {_fmt(pr, 4)} | "
+                  f"{_fmt(vs_p)} | {100 * h['copy_fraction']:.0f}% "
+                  f"({100 * h.get('own_copy_fraction', 0):.0f}%) |")
+    print()
+    for k in ("large", "all"):
+        for op in ADD_OPS:
+            if agg[(k, op, "user")]:
+                print(_geo_line(f"{k} matrices, {op}: HiSparse vs cuSPARSE (with the transposes)",
+                                agg[(k, op, "user")]))
+                if op != "NN":
+                    print(_geo_line(f"{k} matrices, {op}: HiSparse vs cuSPARSE on pretransposed "
+                                    "operands", agg[(k, op, "pre")]))
+    nn = [x for x in agg[("large", "NN", "user")] if x] or [x for x in agg[("all", "NN", "user")]
+                                                            if x]
+    if nn:
+        g = geomean(nn)
+        t = {op: geomean([x for x in agg[("large", op, "user")] if x] or
+                         [x for x in agg[("all", op, "user")] if x]) for op in ADD_OPS[1:]}
+        more = all(v == v and v > g for v in t.values())
+        print(f"- acceptance: NN {g:.2f}x (must be >= 2: {'PASS' if g >= 2 else 'FAIL'}); "
+              + ", ".join(f"{op} {v:.2f}x" for op, v in t.items())
+              + f" (must exceed NN: {'PASS' if more else 'FAIL'})")
+    if wrong:
+        print(f"- rows that disagreed with the host reference (left out): {', '.join(wrong)}")
+    print()
+
+
+def _hisparse_memory(runs, scalar):
+    """HiSparse bytes over CSR bytes: from --memory-only runs, else from the timed spk-bench rows
+    (the default HiSparse variant against the smallest CSR row)."""
+    mem = defaultdict(dict)
+    nnz = {}
+    for kinds in (("memory",), ("spmv",)):
+        for _, kind, run in runs:
+            if kind not in kinds:
+                continue
+            for r in run["results"]:
+                if r["scalar"] != scalar or not r.get("memory_bytes"):
+                    continue
+                m = mem[r["matrix"]]
+                if kinds == ("spmv",) and "source" in m and m["source"] == "memory":
+                    continue
+                m["source"] = kinds[0]
+                nnz[r["matrix"]] = r["nnz"]
+                if r["format"] == "csr":
+                    m["csr"] = min(m.get("csr", r["memory_bytes"]), r["memory_bytes"])
+                elif r["format"] == "hisparse" and (kinds == ("memory",) or
+                                                    r["variant"].startswith("auto:")):
+                    m["hisparse"] = r["memory_bytes"]
+    rows = [(m, v) for m, v in mem.items() if "csr" in v and "hisparse" in v]
+    if not rows:
+        return
+    print(f"#### Memory, {scalar}\n")
+    print("| matrix | nnz | CSR MB | HiSparse MB | HiSparse / CSR | source |")
+    print("|---|---|---|---|---|---|")
+    agg = defaultdict(list)
+    for m, v in sorted(rows, key=lambda x: -nnz[x[0]]):
+        q = v["hisparse"] / v["csr"]
+        for k in ("large" if nnz[m] >= LARGE_NNZ else "small", "all"):
+            agg[k].append(q)
+        print(f"| {m} | {nnz[m]} | {v['csr'] / 1e6:.1f} | {v['hisparse'] / 1e6:.1f} | {q:.3f} | "
+              f"{v['source']} |")
+    print()
+    for k in ("large", "all"):
+        if agg[k]:
+            xs = agg[k]
+            print(f"- {k} matrices: HiSparse / CSR mean {sum(xs) / len(xs):.3f}, geometric mean "
+                  f"{geomean(xs):.3f}, min {min(xs):.3f}, max {max(xs):.3f} over {len(xs)} "
+                  "matrices")
+    print()
+
+
 if __name__ == "__main__":
+    if "--hisparse" in sys.argv:
+        summarize_hisparse([a for a in sys.argv[1:] if not a.startswith("--")])
+        sys.exit(0)
     if "--compound" in sys.argv:
         for p in [a for a in sys.argv[1:] if not a.startswith("--")]:
             summarize_compound(p)
