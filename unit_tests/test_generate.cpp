@@ -571,6 +571,91 @@ TEST_CASE_TEMPLATE_DEFINE("generate: block_diag_replicate copies A entry by entr
 }
 TEST_CASE_TEMPLATE_APPLY(gen_block_diag, spk_test::all_devices);
 
+// --- perturbed copies ----------------------------------------------------------------------------
+
+/// perturb_entries written out from its documentation: entry k (storage order) moved by the
+/// hashed shifts, clamped, coinciding entries summed in storage order.
+template <class S>
+PlainCsr<S> ref_perturb(const PlainCsr<S>& a, int radius, u64 seed) {
+  std::vector<std::map<i64, S>> rows(static_cast<std::size_t>(a.nrows));
+  const u64 width = 2 * u64(radius) + 1;
+  for (i64 i = 0; i < a.nrows; ++i)
+    for (i64 k = a.row_map[i]; k < a.row_map[i + 1]; ++k) {
+      const i64 dr = i64(gen::hash_below(gen::counter_hash(seed, gen::stream_perturb, u64(k), 0),
+                                         width)) - radius;
+      const i64 dc = i64(gen::hash_below(gen::counter_hash(seed, gen::stream_perturb, u64(k), 1),
+                                         width)) - radius;
+      const i64 r = std::min(std::max<i64>(i + dr, 0), a.nrows - 1);
+      const i64 c = std::min(std::max<i64>(a.cols[k] + dc, 0), a.ncols - 1);
+      auto it = rows[r].find(c);
+      if (it == rows[r].end()) rows[r].emplace(c, a.vals[k]);
+      else it->second = it->second + a.vals[k];
+    }
+  return from_rows(a.nrows, a.ncols, rows);
+}
+
+TEST_CASE_TEMPLATE_DEFINE("generate: perturb_entries moves entries within the radius", Device,
+                          gen_perturb) {
+  const auto host_a = spk_test::random_csr<double, int, int>(300, 250, 6, 7, 40);
+  const auto a = spk::copy_to<Device>(host_a);
+  const auto pa = plain(a);
+  double sum_a = 0, abs_a = 0;
+  for (double v : pa.vals) {
+    sum_a += v;
+    abs_a += std::abs(v);
+  }
+  for (int radius : {0, 1, 3}) {
+    CAPTURE(radius);
+    const auto b = plain(gen::perturb_entries(a, radius, 11));
+    check_sorted_unique(b);
+    CHECK(b.nrows == pa.nrows);
+    CHECK(b.ncols == pa.ncols);
+    CHECK(b.nnz() <= pa.nnz());
+    check_same(b, ref_perturb(pa, radius, 11));
+    // every entry lies within the radius of an entry of A
+    std::set<std::pair<i64, i64>> in_a;
+    for (i64 i = 0; i < pa.nrows; ++i)
+      for (i64 k = pa.row_map[i]; k < pa.row_map[i + 1]; ++k) in_a.emplace(i, pa.cols[k]);
+    i64 far = 0;
+    for (i64 i = 0; i < b.nrows; ++i)
+      for (i64 k = b.row_map[i]; k < b.row_map[i + 1]; ++k) {
+        bool near = false;
+        for (i64 dr = -radius; dr <= radius && !near; ++dr)
+          for (i64 dc = -radius; dc <= radius && !near; ++dc)
+            near = in_a.count({i + dr, b.cols[k] + dc}) != 0;
+        if (!near) ++far;
+      }
+    CHECK(far == 0);
+    double sum_b = 0;
+    for (double v : b.vals) sum_b += v;
+    CHECK(std::abs(sum_b - sum_a) <= 1e-12 * abs_a);
+    // deterministic: the same arguments give the same matrix
+    check_same(plain(gen::perturb_entries(a, radius, 11)), b);
+    if (radius == 0) check_same(b, pa);  // distinct sorted entries stay where they are
+    if (radius > 0) {
+      CHECK(b.nnz() < pa.nnz());  // some entries of 300 x 250 with 6 per row collide
+      const auto other = plain(gen::perturb_entries(a, radius, 12));
+      CHECK(other.cols != b.cols);
+    }
+  }
+  // duplicates in the input are summed too; other index types; a 1 x 1 matrix keeps its entry
+  const auto dup = spk::copy_to<Device>(spk::make_csr<float, long long, int, spk::impl::HostDevice>(
+      4, 6, std::vector<int>{0, 3, 3, 5, 7}, std::vector<long long>{5, 1, 5, 0, 0, 2, 3},
+      std::vector<float>{1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f}));
+  check_same(plain(gen::perturb_entries(dup, 2, 3)), ref_perturb(plain(dup), 2, 3), 1e-6);
+  const auto one = spk::copy_to<Device>(spk::make_csr<double, int, int, spk::impl::HostDevice>(
+      1, 1, std::vector<int>{0, 2}, std::vector<int>{0, 0}, std::vector<double>{1.5, 2.0}));
+  const auto p1 = plain(gen::perturb_entries(one, 5, 1));
+  REQUIRE(p1.nnz() == 1);
+  CHECK(p1.vals[0] == 3.5);
+  const auto empty =
+      spk::copy_to<Device>(spk::CsrMatrix<double, int, int, spk::impl::HostDevice>(0, 4, 0));
+  CHECK(plain(gen::perturb_entries(empty, 1, 1)).nnz() == 0);
+  CHECK_THROWS_WITH_AS(gen::perturb_entries(a, -1, 1), doctest::Contains("radius = -1 is negative"),
+                       std::invalid_argument);
+}
+TEST_CASE_TEMPLATE_APPLY(gen_perturb, spk_test::all_devices);
+
 // --- specs -------------------------------------------------------------------------------------
 
 TEST_CASE("generate: spec strings parse, print and list the generators") {

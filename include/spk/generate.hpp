@@ -44,6 +44,7 @@ using impl::random_entry;
 using impl::RngStream;
 using impl::stream_columns;
 using impl::stream_long_rows;
+using impl::stream_perturb;
 using impl::stream_rmat;
 using impl::stream_row_length;
 using impl::stream_value_imag;
@@ -228,6 +229,22 @@ CsrMatrix<S, OutOrdinal, OutOffset, D> block_diag_replicate(const CsrMatrix<S, O
 template <class S, class O, class F, class D>
 CsrMatrix<S, O, F, D> block_diag_replicate(const CsrMatrix<S, O, F, D>& a, std::int64_t copies) {
   return impl::block_diag_matrix<O, F>("spk::generate::block_diag_replicate", a, copies);
+}
+
+/// A perturbed copy of A, the second operand of the sparse-addition tests of Derler et al.
+/// (2017): every stored entry (r, c) of A, the k-th in storage order, moves to (r + dr, c + dc)
+/// with dr = hash_below(counter_hash(seed, stream_perturb, k, 0), 2 radius + 1) - radius and dc
+/// likewise from (k, 1), i.e. uniform in [-radius, radius], clamped to the matrix (so entries
+/// on the border move inwards or stay more often). Entries that land on the same position are
+/// summed in storage order; the result has A's shape, rows sorted by column, at most nnz(A)
+/// entries and the same sum of values up to rounding, and depends only on A, radius and seed
+/// (never on the backend). radius >= 0 (0: A with its duplicates summed); throws
+/// std::invalid_argument for a negative radius or a malformed A. O(nnz) work plus a radix sort,
+/// on A's device.
+template <class S, class O, class F, class D>
+CsrMatrix<S, O, F, D> perturb_entries(const CsrMatrix<S, O, F, D>& a, int radius,
+                                      std::uint64_t seed) {
+  return impl::perturb_matrix("spk::generate::perturb_entries", a, radius, seed);
 }
 
 // --- spec strings (non-template parts in src/generator_spec.cpp) ------------------------------

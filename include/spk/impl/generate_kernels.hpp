@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <spk/convert.hpp>
+#include <spk/coo_matrix.hpp>
 #include <spk/csr_matrix.hpp>
 #include <spk/error.hpp>
 #include <spk/impl/kokkos_compat.hpp>
@@ -58,7 +60,8 @@ enum RngStream : std::uint64_t {
   stream_row_length = 3,  ///< (row, 0): length of a short circuit_like row
   stream_columns = 4,     ///< (row, draw): column choices of a row
   stream_long_rows = 5,   ///< (t, 0): position of long row t of circuit_like
-  stream_rmat = 6         ///< (edge, level): quadrant choice of an R-MAT edge
+  stream_rmat = 6,        ///< (edge, level): quadrant choice of an R-MAT edge
+  stream_perturb = 7      ///< (entry, 0 / 1): row / column shift of perturb_entries
 };
 
 /// Random value of entry (i, j): components 2 * hash_to_unit(...) - 1 in [-1, 1), the imaginary
@@ -608,6 +611,37 @@ CsrMatrix<S, OO, OF, D> block_diag_matrix(const char* who, const CsrMatrix<S, O,
         }
       });
   return b;
+}
+
+// --- perturbed copy --------------------------------------------------------------------------
+
+/// A with entry k (storage order) moved by (dr, dc), each hash_below(counter_hash(seed,
+/// stream_perturb, k, 0 / 1), 2 radius + 1) - radius, clamped to the matrix; coinciding entries
+/// are summed (in storage order) by coo_to_csr.
+template <class S, class O, class F, class D>
+CsrMatrix<S, O, F, D> perturb_matrix(const char* who, const CsrMatrix<S, O, F, D>& a, int radius,
+                                     std::uint64_t seed) {
+  using exec = typename CsrMatrix<S, O, F, D>::execution_space;
+  using policy = Kokkos::RangePolicy<exec, Kokkos::IndexType<std::int64_t>>;
+  require(radius >= 0, who, "radius = ", radius, " is negative");
+  CooMatrix<S, O, F, D> coo = csr_to_coo(a);
+  const std::int64_t nrows = a.nrows(), ncols = a.ncols();
+  const std::uint64_t width = 2 * std::uint64_t(radius) + 1;
+  const auto rows = coo.row_idx();
+  const auto cols = coo.col_idx();
+  Kokkos::parallel_for(
+      "spk::generate::perturb", policy(0, std::int64_t(coo.nnz())),
+      KOKKOS_LAMBDA(const std::int64_t k) {
+        const std::uint64_t e = std::uint64_t(k);
+        const std::int64_t dr =
+            std::int64_t(hash_below(counter_hash(seed, stream_perturb, e, 0), width)) - radius;
+        const std::int64_t dc =
+            std::int64_t(hash_below(counter_hash(seed, stream_perturb, e, 1), width)) - radius;
+        const std::int64_t r = std::int64_t(rows(k)) + dr, c = std::int64_t(cols(k)) + dc;
+        rows(k) = O(r < 0 ? 0 : r >= nrows ? nrows - 1 : r);
+        cols(k) = O(c < 0 ? 0 : c >= ncols ? ncols - 1 : c);
+      });
+  return coo_to_csr(coo);
 }
 
 }  // namespace impl

@@ -1,0 +1,698 @@
+// spk/impl/hisparse_add.hpp: sparse addition C = op(A) + op(B) of two HiSparse matrices by a
+// dual top-down traversal (Derler et al., section 6).
+//
+// Work items are node pairs: (node of A or null, node of B or null) at the same position of the
+// result's tree, with their block coordinates and the byte offset of the result's parent slot
+// that will reference them. Every operand is read in the orientation of its state (a transposed
+// operand's local coordinates and block coordinates are swapped when read, so its children are
+// transposed too) and its leaf values are multiplied by its scale. A pair is processed by:
+//   1. the union of its two entry sets (n entries; a node present in one operand only is the
+//      same machinery with one side empty, i.e. a copy);
+//   2. one output node of the conversion's type rule (choose_type: dense when not larger)
+//      allocated from the result's pool by an atomic counter, its reference written into the
+//      parent's slot ("patched"; the root's goes to a device variable), and the result's
+//      statistics of its level counted with atomics;
+//   3. the fill: coordinates row-major, padding left as the zeroed pool gives it; at the leaf
+//      level the values sA a + sB b; above it, one child pair per union entry goes to the next
+//      level's queue, carrying the address of the slot it will patch.
+// The traversal runs level by level, one launch per level and pair class ("bin", PairBin):
+//   small       both nodes hold <= 16 entries together (a dense node counts d^2): one thread
+//               loads both lists into registers, sorts them by output position (only needed
+//               for a transposed side) and merges them serially;
+//   merge       neither side is transposed or dense: the coordinate lists are already sorted
+//               row-major, so a team merges them: each entry finds its rank in the other list
+//               by binary search and a team scan over "also in the other list" flags gives its
+//               output position (no scratch, no sort: the paper's fast path); pairs of up to 512
+//               entries take a warp-sized team, larger ones a team of 256 (merge_huge);
+//   bitmap      a dense side or a transposed one: a team sets one bit per entry in two d x d
+//               occupancy bitmaps in team scratch (a counting sort over local positions), scans
+//               the word popcounts of their union for the output positions and fills the node:
+//               the first operand writes, then after a barrier the second adds (leaf) or pairs
+//               up with the child the first left in the slot (inner).
+// Teams beyond the device-side count of their bin exit, so the host launches each level with
+// bounds from the operands' statistics and reads nothing back while traversing; the whole
+// addition reads back once: the pool bytes used, the root reference and the statistics.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include <spk/error.hpp>
+#include <spk/impl/hisparse_build.hpp>
+#include <spk/impl/hisparse_node.hpp>
+#include <spk/impl/hisparse_schedule.hpp>
+#include <spk/impl/kokkos_compat.hpp>
+#include <spk/impl/radix_sort.hpp>
+
+namespace spk {
+namespace impl {
+namespace hisparse {
+
+/// Pair classes of the addition (see the file comment).
+enum PairBin : unsigned { pair_small = 0, pair_merge = 1, pair_merge_huge = 2, pair_bitmap = 3 };
+constexpr unsigned num_pair_bins = 4;
+/// Largest entry count of a pair processed by one thread (its register arrays).
+constexpr int add_small_max = 16;
+/// Largest entry count of a pair merged by a warp-sized team.
+constexpr std::int64_t add_merge_max = 512;
+
+/// A queued node pair: the nodes (0: absent) in their operands' pools, the block coordinates of
+/// the result's node, and the byte offset in the result's pool of the slot to patch with the
+/// result node's reference (-1: the root).
+struct AddItem {
+  std::uint64_t ref_a;
+  std::uint64_t ref_b;
+  std::int32_t rb;
+  std::int32_t cb;
+  std::int64_t parent;
+};
+
+/// Resolved launch settings of the addition (spk::HiSparseAddParams with defaults applied).
+struct AddLaunch {
+  int small_entries = add_small_max;  ///< pairs with at most this many entries: one thread
+  bool merge = true;                  ///< merge path for untransposed sparse pairs
+  int small_pairs_per_team = 1;       ///< threads (= pairs) per team of the small bin
+  int merge_team = 1;                 ///< team size of the merge bin
+  int big_team = 1;                   ///< team size of the merge_huge and bitmap bins
+};
+
+/// Default launch settings of ExecSpace: one thread per team on CPU backends.
+template <class ExecSpace>
+AddLaunch default_add_launch() {
+  AddLaunch l;
+  if (is_gpu_space<ExecSpace>()) {
+    l.small_pairs_per_team = 128;
+    l.merge_team = 32;
+    l.big_team = 256;
+  }
+  return l;
+}
+
+/// Segments of a level's queue: bin b holds items [begin[b], begin[b] + cap[b]).
+struct PairBins {
+  std::int64_t begin[num_pair_bins];
+  std::int64_t cap[num_pair_bins];
+};
+
+/// Layout of the device-side results: bytes used, root reference, error flag, then per level
+/// sparse nodes, dense nodes, sparse entries, dense entries, bytes, nodes per work_bin.
+enum AddInfo : int {
+  add_info_used = 0,
+  add_info_root = 1,
+  add_info_error = 2,
+  add_info_levels = 3,
+  add_info_per_level = 5 + int(num_bins)
+};
+
+KOKKOS_INLINE_FUNCTION int popcount32(std::uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return int((x * 0x01010101u) >> 24);
+}
+
+/// A packed coordinate as a row-major sort key (the packed form has the row in the low byte).
+KOKKOS_INLINE_FUNCTION unsigned row_major_key(std::uint16_t p) {
+  return (coord_row(p) << 8) | coord_col(p);
+}
+
+/// First position in co[0, n) whose row-major key is not below `key`.
+KOKKOS_INLINE_FUNCTION std::int64_t lower_bound_coord(const std::uint16_t* co, std::int64_t n,
+                                                      unsigned key) {
+  std::int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (row_major_key(co[mid]) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// The type of a result node with n union entries: the conversion's rule; a pair whose nodes
+/// hold no nonzero (a dense node whose every slot reads as zero) still needs a node, since its
+/// parent has a slot for it: an empty COO4 node (16 bytes).
+KOKKOS_INLINE_FUNCTION unsigned add_node_type(std::int64_t n, int slot_bytes, int d) {
+  return n == 0 ? unsigned(coo4) : choose_type(n, slot_bytes, d);
+}
+
+/// The bin of a pair (see the file comment). Entry counts are read from the nodes' headers.
+struct PairClassifier {
+  const char* pool_a;
+  const char* pool_b;
+  int d;
+  bool trans_a, trans_b;
+  int small_entries;
+  bool merge;
+
+  KOKKOS_INLINE_FUNCTION unsigned operator()(std::uint64_t ra, std::uint64_t rb) const {
+    const NodeView a{pool_a, ra}, b{pool_b, rb};
+    const std::int64_t na = ra ? a.count(d) : 0;
+    const std::int64_t nb = rb ? b.count(d) : 0;
+    if (na + nb <= small_entries) return pair_small;
+    const bool dense_side = (ra && a.type() == dense) || (rb && b.type() == dense);
+    const bool trans_side = (ra && trans_a) || (rb && trans_b);
+    if (dense_side || trans_side || !merge) return pair_bitmap;
+    return na + nb <= add_merge_max ? pair_merge : pair_merge_huge;
+  }
+};
+
+/// Processes the queued pairs of one bin of one level (Leaf: values, else child references).
+template <class S, class Device, bool Leaf, unsigned Bin>
+struct AddPairs {
+  using exec = typename Device::execution_space;
+  using ref_type = ref_t<S>;
+  using Slot = std::conditional_t<Leaf, S, ref_type>;
+  using scratch_u32 =
+      Kokkos::View<std::uint32_t*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  PairClassifier classify;  // pools, d, orientation; classifies the child pairs
+  char* out;
+  std::int64_t out_capacity;  // bytes of the result's pool
+  int log2d;
+  S scale_a, scale_b;
+  int level;
+  int groups;  // pairs per team (small bin)
+  Kokkos::View<const AddItem*, Device> in;
+  std::int64_t begin;
+  Kokkos::View<const std::int64_t*, Device> in_count;  // the level's tails
+  Kokkos::View<AddItem*, Device> next;
+  PairBins next_bins;
+  Kokkos::View<std::int64_t*, Device> next_tail;
+  Kokkos::View<std::int64_t*, Device> info;
+
+  /// Team scratch bytes of the bitmap bin: two bitmaps and the prefix counts of their union.
+  static std::size_t scratch_bytes(int d) {
+    return Bin == pair_bitmap ? 3 * scratch_u32::shmem_size(bitmap_words(d)) : 0;
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t bitmap_words(int d) {
+    return std::size_t(d) * std::size_t(d) < 32 ? 1 : std::size_t(d) * std::size_t(d) / 32;
+  }
+
+  /// Local coordinates of an operand's stored entry in the result's orientation.
+  KOKKOS_INLINE_FUNCTION static void orient(bool trans, unsigned r, unsigned c, unsigned& ro,
+                                            unsigned& co) {
+    ro = trans ? c : r;
+    co = trans ? r : c;
+  }
+
+  /// Allocates the result node of a pair with n entries, writes its count, patches the parent
+  /// slot and counts the node in the level's statistics. Returns its offset, -1 on overflow.
+  KOKKOS_INLINE_FUNCTION std::int64_t publish(std::int64_t n, std::int64_t parent) const {
+    const int d = 1 << log2d;
+    const unsigned t = add_node_type(n, int(sizeof(S)), d);
+    const std::int64_t bytes = node_bytes(t, n, int(sizeof(S)), d);
+    const std::int64_t off = Kokkos::atomic_fetch_add(&info(add_info_used), bytes);
+    if (off + bytes > out_capacity) {
+      info(add_info_error) = 1;
+      return -1;
+    }
+    if (t != dense) *reinterpret_cast<std::uint32_t*>(out + off) = std::uint32_t(n);
+    const std::uint64_t ref = make_ref(std::uint64_t(off), t);
+    if (parent < 0) info(add_info_root) = std::int64_t(ref);
+    else *reinterpret_cast<ref_type*>(out + parent) = ref_type(ref);
+    const int base = add_info_levels + level * add_info_per_level;
+    const bool is_dense = t == dense;
+    Kokkos::atomic_add(&info(base + (is_dense ? 1 : 0)), std::int64_t(1));
+    Kokkos::atomic_add(&info(base + (is_dense ? 3 : 2)), n);
+    Kokkos::atomic_add(&info(base + 4), bytes);
+    Kokkos::atomic_add(&info(base + 5 + int(work_bin(t, n))), std::int64_t(1));
+    return off;
+  }
+
+  /// Queues the child pair (ra, rb) of the result's entry (r, c) of pair w, whose reference
+  /// goes to byte `slot_at` of the result's pool.
+  KOKKOS_INLINE_FUNCTION void enqueue(std::uint64_t ra, std::uint64_t rb, const AddItem& w,
+                                      unsigned r, unsigned c, std::int64_t slot_at) const {
+    const int d = 1 << log2d;
+    const unsigned b = classify(ra, rb);
+    const std::int64_t at = Kokkos::atomic_fetch_add(&next_tail(b), std::int64_t(1));
+    if (at >= next_bins.cap[b]) {
+      info(add_info_error) = 2;
+      return;
+    }
+    next(next_bins.begin[b] + at) =
+        AddItem{ra, rb, std::int32_t(w.rb * d + int(r)), std::int32_t(w.cb * d + int(c)), slot_at};
+  }
+
+  /// Writes entry `pos` (row-major rank; (r, c) in the result's orientation) of the result
+  /// node at `off` with n entries: its coordinate, and its value or its child pair. Used by the
+  /// paths where one thread owns the entry (small, merge).
+  KOKKOS_INLINE_FUNCTION void emit(std::int64_t off, std::int64_t n, std::int64_t pos, unsigned r,
+                                   unsigned c, const AddItem& w, bool has_a, Slot va, bool has_b,
+                                   Slot vb) const {
+    const int d = 1 << log2d;
+    const unsigned t = add_node_type(n, int(sizeof(S)), d);
+    char* node = out + off;
+    std::int64_t idx = pos;
+    if (t == dense) idx = std::int64_t(r) * d + c;
+    else reinterpret_cast<std::uint16_t*>(node + coords_offset(t))[pos] = pack(r, c);
+    const std::int64_t slots_at = off + slots_offset(t, n);
+    if constexpr (Leaf) {
+      S* slots = reinterpret_cast<S*>(out + slots_at);
+      slots[idx] = has_a && has_b ? scale_a * va + scale_b * vb
+                   : has_a        ? scale_a * va
+                                  : scale_b * vb;
+    } else {
+      enqueue(has_a ? std::uint64_t(va) : 0, has_b ? std::uint64_t(vb) : 0, w, r, c,
+              slots_at + idx * std::int64_t(sizeof(Slot)));
+    }
+  }
+
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    if constexpr (Bin == pair_small) small(m);
+    else if constexpr (Bin == pair_bitmap) bitmap(m);
+    else merge(m);
+  }
+
+  /// One thread per pair: both lists in registers, insertion sort by (position, operand),
+  /// serial merge.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void small(const Member& m) const {
+    const std::int64_t k = std::int64_t(m.league_rank()) * groups + m.team_rank();
+    if (k >= in_count(Bin)) return;
+    const AddItem w = in(begin + k);
+    const int d = 1 << log2d;
+    std::uint32_t key[add_small_max];  // (row-major position << 1) | operand
+    Slot val[add_small_max];
+    int cnt = 0;
+    auto load = [&](const char* pool, std::uint64_t ref, bool trans, unsigned side) {
+      if (!ref) return;
+      for_each_entry<exec, Slot>(NodeView{pool, ref}, log2d, 0, 1,
+                                 [&](unsigned r, unsigned c, Slot v) {
+                                   unsigned ro, co;
+                                   orient(trans, r, c, ro, co);
+                                   if (cnt < add_small_max) {
+                                     key[cnt] = ((ro * unsigned(d) + co) << 1) | side;
+                                     val[cnt] = v;
+                                     ++cnt;
+                                   }
+                                 });
+    };
+    load(classify.pool_a, w.ref_a, classify.trans_a, 0);
+    load(classify.pool_b, w.ref_b, classify.trans_b, 1);
+    for (int i = 1; i < cnt; ++i) {
+      const std::uint32_t kk = key[i];
+      const Slot vv = val[i];
+      int j = i;
+      for (; j > 0 && key[j - 1] > kk; --j) {
+        key[j] = key[j - 1];
+        val[j] = val[j - 1];
+      }
+      key[j] = kk;
+      val[j] = vv;
+    }
+    std::int64_t n = cnt;
+    for (int i = 1; i < cnt; ++i)
+      if ((key[i] >> 1) == (key[i - 1] >> 1)) --n;
+    const std::int64_t off = publish(n, w.parent);
+    if (off < 0) return;
+    std::int64_t pos = 0;
+    for (int i = 0; i < cnt; ++pos) {
+      const unsigned p = key[i] >> 1;
+      const unsigned r = p / unsigned(d), c = p % unsigned(d);
+      if (i + 1 < cnt && (key[i + 1] >> 1) == p) {  // A's entry sorts first
+        emit(off, n, pos, r, c, w, true, val[i], true, val[i + 1]);
+        i += 2;
+      } else {
+        const bool from_a = (key[i] & 1) == 0;
+        emit(off, n, pos, r, c, w, from_a, val[i], !from_a, val[i]);
+        i += 1;
+      }
+    }
+  }
+
+  /// A team per pair of untransposed sparse nodes: merge of the two row-major lists.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void merge(const Member& m) const {
+    const std::int64_t k = m.league_rank();
+    if (k >= in_count(Bin)) return;  // uniform over the team
+    const AddItem w = in(begin + k);
+    const int d = 1 << log2d;
+    const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
+    const std::int64_t n_a = w.ref_a ? na.count(d) : 0;
+    const std::int64_t n_b = w.ref_b ? nb.count(d) : 0;
+    const std::uint16_t* ca = w.ref_a ? na.coords() : nullptr;
+    const std::uint16_t* cb = w.ref_b ? nb.coords() : nullptr;
+    const Slot* sa = w.ref_a ? na.template slots<Slot>(n_a) : nullptr;
+    const Slot* sb = w.ref_b ? nb.template slots<Slot>(n_b) : nullptr;
+    std::int64_t common = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(m, n_a),
+        [&](const std::int64_t i, std::int64_t& sum) {
+          const unsigned key = row_major_key(ca[i]);
+          const std::int64_t lb = lower_bound_coord(cb, n_b, key);
+          if (lb < n_b && row_major_key(cb[lb]) == key) sum += 1;
+        },
+        common);
+    const std::int64_t n = n_a + n_b - common;
+    std::int64_t off = -1;
+    Kokkos::single(
+        Kokkos::PerTeam(m), [&](std::int64_t& o) { o = publish(n, w.parent); }, off);
+    if (off < 0) return;
+    // output rank of A's entry i: i + (B's entries before it) - (common entries before it); the
+    // scan counts the common ones among A's entries, so the B side of a common entry is
+    // written by A's thread
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, n_a),
+                          [&](const std::int64_t i, std::int64_t& before, const bool final) {
+                            const unsigned key = row_major_key(ca[i]);
+                            const std::int64_t lb = lower_bound_coord(cb, n_b, key);
+                            const bool both = lb < n_b && row_major_key(cb[lb]) == key;
+                            if (final)
+                              emit(off, n, i + lb - before, coord_row(ca[i]), coord_col(ca[i]),
+                                   w, true, sa[i], both, both ? sb[lb] : Slot(0));
+                            if (both) before += 1;
+                          });
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, n_b),
+                          [&](const std::int64_t j, std::int64_t& before, const bool final) {
+                            const unsigned key = row_major_key(cb[j]);
+                            const std::int64_t la = lower_bound_coord(ca, n_a, key);
+                            const bool both = la < n_a && row_major_key(ca[la]) == key;
+                            if (final && !both)
+                              emit(off, n, j + la - before, coord_row(cb[j]), coord_col(cb[j]),
+                                   w, false, Slot(0), true, sb[j]);
+                            if (both) before += 1;
+                          });
+  }
+
+  /// A team per pair with a dense or a transposed side: occupancy bitmaps in team scratch.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void bitmap(const Member& m) const {
+    const std::int64_t k = m.league_rank();
+    if (k >= in_count(Bin)) return;  // uniform over the team
+    const AddItem w = in(begin + k);
+    const int d = 1 << log2d;
+    const std::int64_t nw = std::int64_t(bitmap_words(d));
+    scratch_u32 bits_a(m.team_scratch(0), std::size_t(nw));
+    scratch_u32 bits_b(m.team_scratch(0), std::size_t(nw));
+    scratch_u32 prefix(m.team_scratch(0), std::size_t(nw));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, nw), [&](const std::int64_t i) {
+      bits_a(i) = 0;
+      bits_b(i) = 0;
+    });
+    m.team_barrier();
+    const int lane = m.team_rank(), stride = m.team_size();
+    const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
+    auto mark = [&](const NodeView& nd, bool trans, const scratch_u32& bits) {
+      for_each_entry<exec, Slot>(nd, log2d, lane, stride, [&](unsigned r, unsigned c, Slot) {
+        unsigned ro, co;
+        orient(trans, r, c, ro, co);
+        const unsigned p = ro * unsigned(d) + co;
+        Kokkos::atomic_fetch_or(&bits(p >> 5), std::uint32_t(1) << (p & 31));
+      });
+    };
+    if (w.ref_a) mark(na, classify.trans_a, bits_a);
+    if (w.ref_b) mark(nb, classify.trans_b, bits_b);
+    m.team_barrier();
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, nw),
+                          [&](const std::int64_t i, std::int64_t& before, const bool final) {
+                            if (final) prefix(i) = std::uint32_t(before);
+                            before += popcount32(bits_a(i) | bits_b(i));
+                          });
+    m.team_barrier();
+    const std::int64_t n =
+        std::int64_t(prefix(nw - 1)) + popcount32(bits_a(nw - 1) | bits_b(nw - 1));
+    std::int64_t off = -1;
+    Kokkos::single(
+        Kokkos::PerTeam(m), [&](std::int64_t& o) { o = publish(n, w.parent); }, off);
+    if (off < 0) return;
+    const unsigned t = add_node_type(n, int(sizeof(S)), d);
+    std::uint16_t* coords = reinterpret_cast<std::uint16_t*>(out + off + coords_offset(t));
+    Slot* slots = reinterpret_cast<Slot*>(out + off + slots_offset(t, n));
+    const std::int64_t slots_at = off + slots_offset(t, n);
+    // the slot of position p: p itself in a dense node, its rank among the union otherwise
+    auto slot_of = [&](unsigned p) -> std::int64_t {
+      if (t == dense) return p;
+      const std::uint32_t below = (std::uint32_t(1) << (p & 31)) - 1;
+      return std::int64_t(prefix(p >> 5)) +
+             popcount32((bits_a(p >> 5) | bits_b(p >> 5)) & below);
+    };
+    auto in_bits = [](const scratch_u32& bits, unsigned p) {
+      return ((bits(p >> 5) >> (p & 31)) & 1u) != 0;
+    };
+    // A first: coordinates, values scaled; a child shared with B waits in the slot for B's
+    // thread, others are queued
+    if (w.ref_a)
+      for_each_entry<exec, Slot>(na, log2d, lane, stride, [&](unsigned r, unsigned c, Slot v) {
+        unsigned ro, co;
+        orient(classify.trans_a, r, c, ro, co);
+        const unsigned p = ro * unsigned(d) + co;
+        const std::int64_t s = slot_of(p);
+        if (t != dense) coords[s] = pack(ro, co);
+        if constexpr (Leaf) {
+          slots[s] = scale_a * v;
+        } else {
+          if (in_bits(bits_b, p)) slots[s] = v;
+          else enqueue(std::uint64_t(v), 0, w, ro, co, slots_at + s * std::int64_t(sizeof(Slot)));
+        }
+      });
+    m.team_barrier();
+    if (w.ref_b)
+      for_each_entry<exec, Slot>(nb, log2d, lane, stride, [&](unsigned r, unsigned c, Slot v) {
+        unsigned ro, co;
+        orient(classify.trans_b, r, c, ro, co);
+        const unsigned p = ro * unsigned(d) + co;
+        const std::int64_t s = slot_of(p);
+        const bool both = in_bits(bits_a, p);
+        if (t != dense && !both) coords[s] = pack(ro, co);
+        if constexpr (Leaf) {
+          slots[s] = both ? slots[s] + scale_b * v : scale_b * v;
+        } else {
+          enqueue(both ? std::uint64_t(slots[s]) : 0, std::uint64_t(v), w, ro, co,
+                  slots_at + s * std::int64_t(sizeof(Slot)));
+        }
+      });
+  }
+};
+
+/// A level's queue: per bin a segment of `items`, its capacity and its device-side fill.
+template <class Device>
+struct AddQueue {
+  Kokkos::View<AddItem*, Device> items;
+  PairBins bins{};
+  Kokkos::View<std::int64_t*, Device> tail;
+};
+
+/// Capacities of the bins of level l: the pairs of a level are at most the operands' nodes of
+/// that level together (every node is in exactly one pair), and a pair of a bin contains a node
+/// of a kind the operands' statistics count:
+///   small: a node with <= 16 entries (COO1, COO2, COO4 up to 64, dense when d^2 <= 16);
+///   merge: a sparse node of an untransposed operand; merge_huge: one with > 256 entries;
+///   bitmap: a dense node, or a sparse node of a transposed operand (any, without merging).
+template <class Device>
+AddQueue<Device> make_add_queue(const HiSparseData<Device>& a, bool ta,
+                                const HiSparseData<Device>& b, bool tb, int l,
+                                const AddLaunch& launch) {
+  std::int64_t cap[num_pair_bins] = {0, 0, 0, 0};
+  std::int64_t total = 0;
+  auto count = [&](const HiSparseData<Device>& x, bool trans) {
+    if (std::size_t(l) >= x.stats.level.size()) return;
+    const HiSparseLevelStats& s = x.stats.level[std::size_t(l)];
+    total += s.sparse_nodes + s.dense_nodes;
+    cap[pair_small] += s.bin_nodes[bin_coo1] + s.bin_nodes[bin_coo2] + s.bin_nodes[bin_small] +
+                       s.bin_nodes[bin_medium] + (x.d * x.d <= add_small_max ? s.dense_nodes : 0);
+    const bool merged = launch.merge && !trans;
+    if (merged) {
+      cap[pair_merge] += s.sparse_nodes;
+      cap[pair_merge_huge] += s.bin_nodes[bin_large] + s.bin_nodes[bin_huge];
+    }
+    cap[pair_bitmap] += s.dense_nodes + (merged ? 0 : s.sparse_nodes);
+  };
+  count(a, ta);
+  count(b, tb);
+  AddQueue<Device> q;
+  std::int64_t at = 0;
+  for (unsigned k = 0; k < num_pair_bins; ++k) {
+    q.bins.begin[k] = at;
+    q.bins.cap[k] = std::min(cap[k], total);
+    at += q.bins.cap[k];
+  }
+  q.items = Kokkos::View<AddItem*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::add_queue"),
+      std::size_t(at));
+  q.tail = Kokkos::View<std::int64_t*, Device>("spk::hisparse::add_tail", num_pair_bins);
+  return q;
+}
+
+/// Launches the pairs of bin Bin of a level.
+template <class S, class Device, bool Leaf, unsigned Bin>
+void launch_add_bin(const PairClassifier& cls, char* out, std::int64_t out_capacity, int log2d,
+                    S scale_a, S scale_b, int level, const AddQueue<Device>& q,
+                    const AddQueue<Device>* next, const Kokkos::View<std::int64_t*, Device>& info,
+                    const AddLaunch& launch) {
+  using exec = typename Device::execution_space;
+  using F = AddPairs<S, Device, Leaf, Bin>;
+  const std::int64_t cap = q.bins.cap[Bin];
+  if (cap == 0) return;
+  F f;
+  f.classify = cls;
+  f.out = out;
+  f.out_capacity = out_capacity;
+  f.log2d = log2d;
+  f.scale_a = scale_a;
+  f.scale_b = scale_b;
+  f.level = level;
+  f.in = q.items;
+  f.begin = q.bins.begin[Bin];
+  f.in_count = q.tail;
+  if (next) {
+    f.next = next->items;
+    f.next_bins = next->bins;
+    f.next_tail = next->tail;
+  } else {
+    f.next_bins = PairBins{};
+  }
+  f.info = info;
+  const int want = Bin == pair_small  ? launch.small_pairs_per_team
+                   : Bin == pair_merge ? launch.merge_team
+                                       : launch.big_team;
+  const std::size_t scratch = F::scratch_bytes(1 << log2d);
+  Kokkos::TeamPolicy<exec> probe(1, 1);
+  if (scratch > 0) probe = probe.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  const int team = std::max(1, std::min(want, probe.team_size_max(f, Kokkos::ParallelForTag())));
+  f.groups = Bin == pair_small ? team : 1;
+  const std::int64_t league = (cap + f.groups - 1) / f.groups;
+  require(league <= std::int64_t(std::numeric_limits<int>::max()), "spk::add (HiSparse)",
+          "level ", level, " has ", cap, " node pairs, more than one launch takes");
+  Kokkos::TeamPolicy<exec> policy(int(league), team, 1);
+  if (scratch > 0) policy = policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  Kokkos::parallel_for(Leaf ? "spk::hisparse::add_leaves" : "spk::hisparse::add_inner", policy,
+                       f);
+}
+
+template <class S, class Device, bool Leaf>
+void launch_add_level(const PairClassifier& cls, char* out, std::int64_t out_capacity, int log2d,
+                      S scale_a, S scale_b, int level, const AddQueue<Device>& q,
+                      const AddQueue<Device>* next,
+                      const Kokkos::View<std::int64_t*, Device>& info, const AddLaunch& launch) {
+  // heavy bins first: their teams start early, many small pairs fill the tail
+  launch_add_bin<S, Device, Leaf, pair_bitmap>(cls, out, out_capacity, log2d, scale_a, scale_b,
+                                               level, q, next, info, launch);
+  launch_add_bin<S, Device, Leaf, pair_merge_huge>(cls, out, out_capacity, log2d, scale_a,
+                                                   scale_b, level, q, next, info, launch);
+  launch_add_bin<S, Device, Leaf, pair_merge>(cls, out, out_capacity, log2d, scale_a, scale_b,
+                                              level, q, next, info, launch);
+  launch_add_bin<S, Device, Leaf, pair_small>(cls, out, out_capacity, log2d, scale_a, scale_b,
+                                              level, q, next, info, launch);
+}
+
+/// Nodes of all levels of a content.
+template <class Device>
+std::int64_t total_nodes(const HiSparseData<Device>& x) {
+  std::int64_t n = 0;
+  for (const auto& s : x.stats.level) n += s.sparse_nodes + s.dense_nodes;
+  return n;
+}
+
+/// The content of C = op(A) + op(B), op(X) = scale_x * (X or X^T), both nrows x ncols (checked
+/// by the caller, with equal node sizes). O(nodes + entries) work; one read-back.
+template <class S, class Device>
+std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a, bool trans_a,
+                                                   S scale_a, const HiSparseData<Device>& b,
+                                                   bool trans_b, S scale_b, std::int64_t nrows,
+                                                   std::int64_t ncols, const AddLaunch& launch) {
+  using exec = typename Device::execution_space;
+  using ref_type = ref_t<S>;
+  static_assert(sizeof(S) == sizeof(ref_type), "HiSparse slots: value and reference widths");
+  const char* where = "spk::add (HiSparse)";
+  require(a.d == b.d && a.levels == b.levels, where, "internal error: node sizes ", a.d, " and ",
+          b.d, ", levels ", a.levels, " and ", b.levels);
+  auto out = std::make_shared<HiSparseData<Device>>();
+  out->d = a.d;
+  out->log2d = a.log2d;
+  out->levels = a.levels;
+  out->nrows = nrows;
+  out->ncols = ncols;
+  out->stats.node_size = a.d;
+  out->stats.levels = a.levels;
+  out->stats.level.resize(std::size_t(a.levels));
+  if (a.root == 0 && b.root == 0) return out;
+  const int levels = a.levels;
+  const int d = a.d;
+  const int slot_bytes = int(sizeof(S));
+  // Pool bound. A result node is never larger than a dense node, so a pair with a dense side
+  // takes at most that side's bytes, and a one-sided pair at most its node's (sizes grow with
+  // the entry count). For two sparse nodes of a and b entries (bytes >= 4 + (2 + s) a each: a
+  // header, coordinates and slots) the union has m <= a + b entries in at most
+  // align16(8 + 2p) + p s <= 16 + (2 + s) (m + 3) bytes (p = m rounded up to 4), i.e. at most
+  // 14 + 3 s bytes more than the two inputs (e.g. COO1 + COO4 of 4 -> COO4 of 5: 16 + 32 -> 64
+  // bytes for floats): the inputs' pools plus that much per two-sided pair, of which there are
+  // at most min(nodes of A, nodes of B).
+  const std::int64_t extra = align16(14 + 3 * slot_bytes);
+  const std::int64_t capacity = a.stats.pool_bytes + b.stats.pool_bytes +
+                                extra * std::min(total_nodes(a), total_nodes(b));
+  Kokkos::View<std::uint64_t*, Device> big("spk::hisparse::add_pool", std::size_t(capacity / 8));
+  Kokkos::View<std::int64_t*, Device> info(
+      "spk::hisparse::add_info", std::size_t(add_info_levels + levels * add_info_per_level));
+  const PairClassifier cls{reinterpret_cast<const char*>(a.pool.data()),
+                           reinterpret_cast<const char*>(b.pool.data()),
+                           d,
+                           trans_a,
+                           trans_b,
+                           launch.small_entries,
+                           launch.merge};
+  AddQueue<Device> q = make_add_queue(a, trans_a, b, trans_b, 0, launch);
+  {
+    const std::uint64_t ra = a.root, rb = b.root;
+    const auto items = q.items;
+    const auto tail = q.tail;
+    const PairBins bins = q.bins;
+    Kokkos::parallel_for(
+        "spk::hisparse::add_root", Range64<exec>(0, 1), KOKKOS_LAMBDA(const std::int64_t) {
+          const unsigned bin = cls(ra, rb);
+          const std::int64_t at = Kokkos::atomic_fetch_add(&tail(bin), std::int64_t(1));
+          items(bins.begin[bin] + at) = AddItem{ra, rb, 0, 0, -1};
+        });
+  }
+  char* pool = reinterpret_cast<char*>(big.data());
+  for (int l = 0; l < levels; ++l) {
+    const bool leaf = l == levels - 1;
+    AddQueue<Device> next;
+    if (!leaf) next = make_add_queue(a, trans_a, b, trans_b, l + 1, launch);
+    if (leaf)
+      launch_add_level<S, Device, true>(cls, pool, capacity, a.log2d, scale_a, scale_b, l, q,
+                                        nullptr, info, launch);
+    else
+      launch_add_level<S, Device, false>(cls, pool, capacity, a.log2d, scale_a, scale_b, l, q,
+                                         &next, info, launch);
+    q = next;
+  }
+  // the one read-back
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
+  if (h(add_info_error) != 0)
+    throw_runtime_error(where, "internal error: ",
+                        h(add_info_error) == 1 ? "the pool bound" : "a queue bound",
+                        " was exceeded");
+  const std::int64_t used = h(add_info_used);
+  require(sizeof(ref_type) == 8 || used <= std::int64_t(0xffffffff), where, "the result needs ",
+          used, " bytes, more than 4-byte child references (float values) address");
+  out->pool = Kokkos::View<std::uint64_t*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::pool"),
+      std::size_t(used / 8));
+  Kokkos::deep_copy(out->pool, Kokkos::subview(big, std::make_pair(std::size_t(0),
+                                                                   std::size_t(used / 8))));
+  out->root = std::uint64_t(h(add_info_root));
+  out->stats.pool_bytes = used;
+  for (int l = 0; l < levels; ++l) {
+    const int base = add_info_levels + l * add_info_per_level;
+    HiSparseLevelStats& s = out->stats.level[std::size_t(l)];
+    s.sparse_nodes = h(base + 0);
+    s.dense_nodes = h(base + 1);
+    s.sparse_entries = h(base + 2);
+    s.dense_entries = h(base + 3);
+    s.bytes = h(base + 4);
+    for (unsigned k = 0; k < num_bins; ++k) s.bin_nodes[k] = h(base + 5 + int(k));
+  }
+  const HiSparseLevelStats& leaves = out->stats.level.back();
+  out->stats.stored_entries = leaves.sparse_entries + leaves.dense_entries;
+  out->input_entries = out->stats.stored_entries;
+  return out;
+}
+
+}  // namespace hisparse
+}  // namespace impl
+}  // namespace spk
