@@ -369,6 +369,13 @@ TEST_CASE_TEMPLATE_DEFINE("hisparse add: every pair path gives the same result",
       check_add<Device>(Operand<S>{a}, Operand<S>{b, false, S(-0.5)}, d, variants[v]);
       check_add<Device>(Operand<S>{a, true}, Operand<S>{b}, d, variants[v]);
     }
+  // the team merge of pairs up to 512 entries (d = 16: leaves of ~100 entries) with teams of 2
+  const auto small_a = spk_test::random_csr<S, int>(64, 64, 10, 23);
+  const auto small_b = perturbed<Device>(small_a, 1, 24);
+  for (int d : {4, 16}) {
+    check_add<Device>(Operand<S>{small_a}, Operand<S>{small_b}, d, variants[4]);
+    check_add<Device>(Operand<S>{small_a}, Operand<S>{small_b, true, S(2)}, d, variants[4]);
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(hs_add_paths, spk_test::all_devices);
 

@@ -23,7 +23,8 @@
 //               row-major, so a team merges them: each entry finds its rank in the other list
 //               by binary search and a team scan over "also in the other list" flags gives its
 //               output position (no scratch, no sort: the paper's fast path); pairs of up to 512
-//               entries take a warp-sized team, larger ones a team of 256 (merge_huge);
+//               entries take a warp-sized team, larger ones a team of 256 (merge_huge); a team
+//               of one thread (CPU backends) merges with two pointers;
 //   bitmap      a dense side or a transposed one: a team sets one bit per entry in two d x d
 //               occupancy bitmaps in team scratch (a counting sort over local positions), scans
 //               the word popcounts of their union for the output positions and fills the node:
@@ -340,6 +341,28 @@ struct AddPairs {
     const std::uint16_t* cb = w.ref_b ? nb.coords() : nullptr;
     const Slot* sa = w.ref_a ? na.template slots<Slot>(n_a) : nullptr;
     const Slot* sb = w.ref_b ? nb.template slots<Slot>(n_b) : nullptr;
+    if (m.team_size() == 1) {
+      // one thread (CPU backends): the two-pointer merge, linear instead of binary searches
+      std::int64_t n = n_a + n_b;
+      for (std::int64_t i = 0, j = 0; i < n_a && j < n_b;) {
+        const unsigned ka = row_major_key(ca[i]), kb = row_major_key(cb[j]);
+        if (ka == kb) --n;
+        i += ka <= kb;
+        j += kb <= ka;
+      }
+      const std::int64_t off = publish(n, w.parent);
+      if (off < 0) return;
+      for (std::int64_t i = 0, j = 0, pos = 0; i < n_a || j < n_b; ++pos) {
+        const unsigned ka = i < n_a ? row_major_key(ca[i]) : 0x10000u;
+        const unsigned kb = j < n_b ? row_major_key(cb[j]) : 0x10000u;
+        const std::uint16_t p = ka <= kb ? ca[i] : cb[j];
+        emit(off, n, pos, coord_row(p), coord_col(p), w, ka <= kb, ka <= kb ? sa[i] : Slot(0),
+             kb <= ka, kb <= ka ? sb[j] : Slot(0));
+        i += ka <= kb;
+        j += kb <= ka;
+      }
+      return;
+    }
     std::int64_t common = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(m, n_a),
