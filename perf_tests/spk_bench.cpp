@@ -102,7 +102,7 @@ const std::vector<FormatInfo>& format_registry() {
        "spk compressed COO (8/16/32-bit index offsets, 256-value table; K, B, raw variants)",
        true},
       {"hisparse",
-       "spk HiSparse (tree of 128 x 128 dense/COO nodes, cached plan; traverse, d64/d256 variants; "
+       "spk HiSparse (tree of 128 x 128 dense/COO nodes, band schedule; fused, per-bin, traverse, d64/d256 variants; "
        "float/double)",
        true},
       {"kokkoskernels", "KokkosSparse::spmv on a zero-copy view of the CSR arrays", true},
@@ -506,12 +506,13 @@ void hisparse_candidates(const Options& o, const Matrix& a, const std::string& c
     using D = typename Matrix::device_type;
     constexpr bool gpu = spk::impl::is_gpu_space<typename Matrix::execution_space>();
     if (!wanted(o, "hisparse")) return;
-    spk::HiSparseSpmvParams traverse, per_bin;
+    spk::HiSparseSpmvParams traverse, per_bin, fused;
     traverse.traverse = true;
-    per_bin.fused = false;
+    per_bin.schedule = spk::HiSparseSchedule::per_bin;
+    fused.schedule = spk::HiSparseSchedule::fused;
     add_format_candidates<S>(
         cands, "hisparse", "", case_label, [&] { return spk::HiSparseMatrix<S, int, D>(a); },
-        std::vector<spk::HiSparseSpmvParams>{{}, per_bin, traverse}, o.mode, x, y);
+        std::vector<spk::HiSparseSpmvParams>{{}, fused, per_bin, traverse}, o.mode, x, y);
     if (gpu) {
       for (int d : {64, 256}) {
         add_format_candidates<S>(

@@ -18,10 +18,13 @@ using spk_test::RoundTrip;
 namespace hs = spk::impl::hisparse;
 
 std::vector<spk::HiSparseSpmvParams> hisparse_params() {
-  spk::HiSparseSpmvParams traverse, per_bin;
+  spk::HiSparseSpmvParams traverse, per_bin, fused, fused_traverse;
   traverse.traverse = true;
-  per_bin.fused = false;
-  return {spk::HiSparseSpmvParams{}, traverse, per_bin};
+  per_bin.schedule = spk::HiSparseSchedule::per_bin;
+  fused.schedule = spk::HiSparseSchedule::fused;
+  fused_traverse = fused;
+  fused_traverse.traverse = true;
+  return {spk::HiSparseSpmvParams{}, traverse, per_bin, fused, fused_traverse};
 }
 
 template <class Device, class S, class O>

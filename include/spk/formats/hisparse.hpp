@@ -34,18 +34,27 @@
 
 namespace spk {
 
+/// How HiSparse SpMV schedules the leaves (see impl/hisparse_schedule.hpp, hisparse_spmv.hpp).
+enum class HiSparseSchedule {
+  band,    ///< a team per output band, its leaves by bin, y written once (default)
+  fused,   ///< one launch, teams split by bin, atomics into y after y = beta y
+  per_bin  ///< one launch per bin, atomics into y after y = beta y
+};
+
 /// Options of HiSparse SpMV.
 struct HiSparseSpmvParams {
   /// Re-run the top-down traversal that fills the leaf queues in this product instead of using
   /// the matrix's cached plan (what a changing matrix would need; measures the scheduler's cost).
   bool traverse = false;
-  /// All leaf bins in one launch (teams split by bin) instead of one launch per bin.
-  bool fused = true;
+  HiSparseSchedule schedule = HiSparseSchedule::band;
 };
 
-/// A short name of the options: "fused" or "per-bin", "-traverse" appended when set.
+/// A short name of the options: "band", "fused" or "per-bin", "-traverse" appended when set.
 inline std::string describe(const HiSparseSpmvParams& p) {
-  return std::string(p.fused ? "fused" : "per-bin") + (p.traverse ? "-traverse" : "");
+  return std::string(p.schedule == HiSparseSchedule::band    ? "band"
+                     : p.schedule == HiSparseSchedule::fused ? "fused"
+                                                             : "per-bin") +
+         (p.traverse ? "-traverse" : "");
 }
 
 /// HiSparse matrix of float or double values on Device (see the file comment). Copies are
@@ -122,6 +131,17 @@ class HiSparseMatrix {
   const impl::hisparse::Plan<device_type>& plan() const {
     if (!data_->plan) data_->plan = impl::hisparse::make_plan<Scalar>(*data_);
     return *static_cast<impl::hisparse::Plan<device_type>*>(data_->plan.get());
+  }
+
+  /// The leaves grouped by output band for products in the stored orientation (trans = false:
+  /// by row band) or transposed, built on first use (see impl::hisparse::BandPlan).
+  const impl::hisparse::BandPlan<device_type>& band_plan(bool trans) const {
+    auto& p = const_cast<impl::hisparse::Plan<device_type>&>(plan());
+    auto& slot = p.bands[trans ? 1 : 0];
+    if (!slot)
+      slot = std::make_shared<impl::hisparse::BandPlan<device_type>>(
+          impl::hisparse::make_band_plan(*data_, p.level.back(), trans));
+    return *slot;
   }
 
   /// The matrix this state describes (transposition and scale applied) in CSR on the same
@@ -224,21 +244,36 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
                 "spk::spmv: invalid vector types");
   impl::check_vector_sizes("spk::spmv (HiSparse)", mode != Mode::N, a.nrows(), a.ncols(), x, y,
                            to_string(mode));
-  if (beta != S(1)) impl::scale_output<exec>(beta, y);
-  if (a.data().root == 0 || alpha == S(0)) return;
+  if (a.data().root == 0 || alpha == S(0)) {
+    if (beta != S(1)) impl::scale_output<exec>(beta, y);
+    return;
+  }
   const auto& plan = a.plan();
   if (params.traverse)
-    impl::hisparse::traverse<S>(a.data(),
-                                const_cast<impl::hisparse::Plan<dev>&>(plan));
+    impl::hisparse::traverse<S>(a.data(), const_cast<impl::hisparse::Plan<dev>&>(plan));
   // the stored orientation: op = T on a transposed state reads the content untransposed
   const bool trans = (mode != Mode::N) != a.transposed();
   const S factor = alpha * a.scale();
   const auto& leaves = plan.level.back();
-  if (trans && params.fused)
+  if (params.schedule == HiSparseSchedule::band) {
+    if (params.traverse) {  // regroup the fresh leaf queue too: a changing matrix would
+      const auto bp = impl::hisparse::make_band_plan(a.data(), leaves, trans);
+      if (trans) impl::hisparse::leaf_spmv_band<true>(a.data(), bp, factor, beta, x, y);
+      else impl::hisparse::leaf_spmv_band<false>(a.data(), bp, factor, beta, x, y);
+    } else if (trans) {
+      impl::hisparse::leaf_spmv_band<true>(a.data(), a.band_plan(true), factor, beta, x, y);
+    } else {
+      impl::hisparse::leaf_spmv_band<false>(a.data(), a.band_plan(false), factor, beta, x, y);
+    }
+    return;
+  }
+  if (beta != S(1)) impl::scale_output<exec>(beta, y);
+  const bool fused = params.schedule == HiSparseSchedule::fused;
+  if (trans && fused)
     impl::hisparse::leaf_spmv_fused<true>(a.data(), leaves, factor, x, y);
   else if (trans)
     impl::hisparse::leaf_spmv<true>(a.data(), leaves, factor, x, y);
-  else if (params.fused)
+  else if (fused)
     impl::hisparse::leaf_spmv_fused<false>(a.data(), leaves, factor, x, y);
   else
     impl::hisparse::leaf_spmv<false>(a.data(), leaves, factor, x, y);

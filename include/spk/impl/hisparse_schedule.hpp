@@ -23,8 +23,10 @@
 #include <vector>
 
 #include <spk/impl/hisparse_build.hpp>
+#include <spk/impl/format_convert.hpp>
 #include <spk/impl/hisparse_node.hpp>
 #include <spk/impl/kokkos_compat.hpp>
+#include <spk/impl/radix_sort.hpp>
 #include <spk/impl/warp.hpp>
 
 namespace spk {
@@ -51,13 +53,14 @@ struct LevelQueues {
 
 /// Work lists of every level (level.back(): the leaves, what SpMV processes).
 template <class Device>
+struct BandPlan;
+
+template <class Device>
 struct Plan {
   std::vector<LevelQueues<Device>> level;
-  std::size_t memory_bytes() const {
-    std::size_t b = 0;
-    for (const auto& q : level) b += q.items.extent(0) * sizeof(WorkItem);
-    return b;
-  }
+  /// The leaves grouped by output band for op = N ([0]) and T ([1]), made on first use.
+  std::shared_ptr<BandPlan<Device>> bands[2];
+  std::size_t memory_bytes() const;
 };
 
 /// How the nodes of a bin are spread over lanes: `lanes` cooperate on one node (a thread, 8
@@ -134,11 +137,15 @@ KOKKOS_INLINE_FUNCTION void for_each_entry(const NodeView& nd, int log2d, int la
 }
 
 /// Expands the queued inner nodes of one bin of a level: every child goes to the next level's
-/// queue of its bin.
+/// queue of its bin. Enqueueing is aggregated per team: the team counts its children per bin
+/// in scratch, reserves each bin's range with one device atomic, then writes (so the queues'
+/// tails see one atomic per team and bin, not one per child).
 template <class S, class Device>
 struct Expand {
   using exec = typename Device::execution_space;
   using ref_type = ref_t<S>;
+  using counters = Kokkos::View<std::int64_t*, typename exec::scratch_memory_space,
+                                Kokkos::MemoryUnmanaged>;
   const char* pool;
   int log2d;
   int lanes, groups;
@@ -147,35 +154,47 @@ struct Expand {
   Kokkos::View<WorkItem*, Device> out;
   Kokkos::View<std::int64_t*, Device> tail;
 
+  static std::size_t scratch_bytes() { return counters::shmem_size(2 * num_bins); }
+
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const LaneInfo li = lane_info<exec>(m, lanes);
     const std::int64_t k = std::int64_t(m.league_rank()) * groups + li.group;
-    if (k >= count) return;
-    const WorkItem w = in(begin + k);
-    const NodeView nd{pool, w.ref};
+    const bool active = k < count;  // every lane reaches the barriers below
+    counters cnt(m.team_scratch(0), 2 * num_bins);
+    const int tid = lanes > 32 ? li.lane : m.team_rank() * li.stride + li.lane;
+    const int nthreads = lanes > 32 ? li.stride : m.team_size() * li.stride;
+    for (int i = tid; i < int(2 * num_bins); i += nthreads) cnt(i) = 0;
+    m.team_barrier();
     const int d = 1 << log2d;
-    for_each_entry<exec, ref_type>(nd, log2d, li.lane, li.stride,
-                                   [&](unsigned r, unsigned c, ref_type child) {
-                                     const NodeView cn{pool, std::uint64_t(child)};
-                                     const unsigned b = work_bin(cn.type(), cn.count(d));
-                                     const std::int64_t at = Kokkos::atomic_fetch_add(
-                                         &tail(b), std::int64_t(1));
-                                     out(at) = WorkItem{std::uint64_t(child),
-                                                        std::int32_t(w.rb * d + int(r)),
-                                                        std::int32_t(w.cb * d + int(c))};
-                                   });
+    WorkItem w{0, 0, 0};
+    if (active) w = in(begin + k);
+    const NodeView nd{pool, w.ref};
+    if (active)
+      for_each_entry<exec, ref_type>(nd, log2d, li.lane, li.stride,
+                                     [&](unsigned, unsigned, ref_type child) {
+                                       const NodeView cn{pool, std::uint64_t(child)};
+                                       Kokkos::atomic_add(&cnt(work_bin(cn.type(), cn.count(d))),
+                                                          std::int64_t(1));
+                                     });
+    m.team_barrier();
+    if (tid == 0)
+      for (unsigned b = 0; b < num_bins; ++b)
+        cnt(num_bins + b) = cnt(b) > 0 ? Kokkos::atomic_fetch_add(&tail(b), cnt(b)) : 0;
+    m.team_barrier();
+    for (int i = tid; i < int(num_bins); i += nthreads) cnt(i) = 0;
+    m.team_barrier();
+    if (active)
+      for_each_entry<exec, ref_type>(
+          nd, log2d, li.lane, li.stride, [&](unsigned r, unsigned c, ref_type child) {
+            const NodeView cn{pool, std::uint64_t(child)};
+            const unsigned b = work_bin(cn.type(), cn.count(d));
+            const std::int64_t at = cnt(num_bins + b) + Kokkos::atomic_fetch_add(&cnt(b), std::int64_t(1));
+            out(at) = WorkItem{std::uint64_t(child), std::int32_t(w.rb * d + int(r)),
+                               std::int32_t(w.cb * d + int(c))};
+          });
   }
 };
-
-/// Launches f (a functor over TeamPolicy members) for the `count` queued nodes of bin b.
-template <class ExecSpace, class F>
-void launch_bin(const char* label, unsigned b, std::int64_t count, const F& f) {
-  const Geometry g = geometry<ExecSpace>(b);
-  const std::int64_t league = (count + g.groups - 1) / g.groups;
-  Kokkos::TeamPolicy<ExecSpace> policy(int(league), g.team_size(), g.vector());
-  Kokkos::parallel_for(label, policy, f);
-}
 
 /// Fills the queues of levels 1 .. levels - 1 from the queue of level 0 (the root).
 template <class S, class Device>
@@ -199,9 +218,21 @@ void traverse(const HiSparseData<Device>& a, Plan<Device>& plan) {
                           in.count[b],
                           next.items,
                           next.tail};
-      launch_bin<exec>("spk::hisparse::expand", b, in.count[b], f);
+      const std::int64_t league = (in.count[b] + g.groups - 1) / g.groups;
+      Kokkos::TeamPolicy<exec> policy(int(league), g.team_size(), g.vector());
+      policy = policy.set_scratch_size(0, Kokkos::PerTeam(Expand<S, Device>::scratch_bytes()));
+      Kokkos::parallel_for("spk::hisparse::expand", policy, f);
     }
   }
+}
+
+template <class Device>
+std::size_t Plan<Device>::memory_bytes() const {
+  std::size_t b = 0;
+  for (const auto& q : level) b += q.items.extent(0) * sizeof(WorkItem);
+  for (const auto& bp : bands)
+    if (bp) b += bp->memory_bytes();
+  return b;
 }
 
 /// Allocates the queues of every level with the conversion's exact counts and runs the
@@ -237,6 +268,140 @@ std::shared_ptr<Plan<Device>> make_plan(const HiSparseData<Device>& a) {
   }
   traverse<S>(a, *plan);
   return plan;
+}
+
+/// The leaves of one product direction grouped by output band (op = N: leaf row band, op = T:
+/// leaf column band), for SpMV without atomics into y. Within a band the leaves are sorted by
+/// bin, so a team takes its band's bins one after the other, each with that bin's lanes per
+/// node; a band of more than `chunk_entries` entries is cut at leaf boundaries into chunks taken
+/// by several teams (such "split" bands are pre-scaled by beta and added with atomics).
+template <class Device>
+struct BandPlan {
+  Kokkos::View<WorkItem*, Device> leaves;             // sorted by (band, bin)
+  Kokkos::View<std::uint32_t*, Device> bins;          // bin of each sorted leaf
+  Kokkos::View<std::int64_t*, Device> chunk_begin;    // first leaf of each chunk, + end
+  Kokkos::View<std::int32_t*, Device> chunk_band;     // band of each chunk
+  Kokkos::View<std::uint8_t*, Device> chunk_split;    // the chunk's band is split
+  Kokkos::View<std::int32_t*, Device> split_bands;    // bands cut into several chunks
+  std::int64_t chunks = 0;
+  std::int64_t nsplit = 0;
+  std::size_t memory_bytes() const {
+    return leaves.extent(0) * (sizeof(WorkItem) + sizeof(std::uint32_t)) +
+           chunk_begin.extent(0) * sizeof(std::int64_t) +
+           chunk_band.extent(0) * (sizeof(std::int32_t) + 1) +
+           split_bands.extent(0) * sizeof(std::int32_t);
+  }
+};
+
+/// Entries a team takes at most from one band before the band is split (a few per thread of a
+/// 256-thread team; long bands of power-law matrices spread over several teams).
+constexpr std::int64_t band_chunk_entries = 4096;
+
+/// Groups the leaf queue `q` by output band for op = T (trans) or N, on the device: a stable
+/// radix sort by (band, bin), per-band leaf and entry counts, and the chunks. nbands = output
+/// length / d rounded up; every band gets at least one chunk (an empty band's chunk writes
+/// beta * y). A few read-backs (totals).
+template <class Device>
+BandPlan<Device> make_band_plan(const HiSparseData<Device>& a, const LevelQueues<Device>& q,
+                                bool trans) {
+  using exec = typename Device::execution_space;
+  BandPlan<Device> p;
+  const std::int64_t n = std::int64_t(q.items.extent(0));
+  const int d = a.d;
+  const int log2d = a.log2d;
+  const std::int64_t nout = trans ? a.ncols : a.nrows;
+  const std::int64_t nbands = (nout + d - 1) / d;
+  const char* pool = reinterpret_cast<const char*>(a.pool.data());
+  const auto items = q.items;
+  Kokkos::View<std::uint64_t*, Device> keys(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::band_keys"), std::size_t(n));
+  Kokkos::View<std::int64_t*, Device> perm(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::band_perm"), std::size_t(n));
+  Kokkos::parallel_for(
+      "spk::hisparse::band_keys", Range64<exec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+        const WorkItem w = items(i);
+        const NodeView nd{pool, w.ref};
+        const std::uint64_t band = std::uint64_t(trans ? w.cb : w.rb);
+        keys(i) = band * 8 + work_bin(nd.type(), nd.count(1 << log2d));
+        perm(i) = i;
+      });
+  stable_radix_sort<exec>(keys, perm, bit_width(std::uint64_t(nbands) * 8), RadixSortParams{});
+  p.leaves = Kokkos::View<WorkItem*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::band_leaves"), std::size_t(n));
+  p.bins = Kokkos::View<std::uint32_t*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::band_bins"), std::size_t(n));
+  // entries of each sorted leaf (dense: d * d, an upper bound), leaves per band
+  Kokkos::View<std::int64_t*, Device> ent(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::band_entries"),
+      std::size_t(n) + 1);
+  Kokkos::View<std::int64_t*, Device> band_ptr("spk::hisparse::band_ptr", std::size_t(nbands) + 1);
+  const auto leaves = p.leaves;
+  const auto bins = p.bins;
+  Kokkos::parallel_for(
+      "spk::hisparse::band_fill", Range64<exec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+        const WorkItem w = items(perm(i));
+        leaves(i) = w;
+        bins(i) = std::uint32_t(keys(i) & 7);
+        ent(i + 1) = NodeView{pool, w.ref}.count(1 << log2d);
+        Kokkos::atomic_add(&band_ptr(std::int64_t(keys(i) >> 3) + 1), std::int64_t(1));
+      });
+  row_lengths_to_offsets<exec>(band_ptr);
+  Kokkos::parallel_for(
+      "spk::hisparse::band_ent0", Range64<exec>(0, 1),
+      KOKKOS_LAMBDA(const std::int64_t) { ent(0) = 0; });
+  row_lengths_to_offsets<exec>(ent);  // ent(i) = entries before sorted leaf i
+  // chunks per band: leaf i goes to chunk floor((ent(i) - ent(band start)) / chunk_entries)
+  Kokkos::View<std::int64_t*, Device> chunk_ptr("spk::hisparse::chunk_ptr", std::size_t(nbands) + 1);
+  const std::int64_t ce = band_chunk_entries;
+  Kokkos::parallel_for(
+      "spk::hisparse::band_chunks", Range64<exec>(0, nbands), KOKKOS_LAMBDA(const std::int64_t b) {
+        const std::int64_t lo = band_ptr(b), hi = band_ptr(b + 1);
+        chunk_ptr(b + 1) = lo == hi ? 1 : (ent(hi - 1) - ent(lo)) / ce + 1;
+      });
+  p.chunks = row_lengths_to_offsets<exec>(chunk_ptr);
+  p.chunk_begin = Kokkos::View<std::int64_t*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::chunk_begin"),
+      std::size_t(p.chunks) + 1);
+  p.chunk_band = Kokkos::View<std::int32_t*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::chunk_band"),
+      std::size_t(p.chunks));
+  p.chunk_split = Kokkos::View<std::uint8_t*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::chunk_split"),
+      std::size_t(p.chunks));
+  const auto cb = p.chunk_begin;
+  const auto cband = p.chunk_band;
+  const auto csplit = p.chunk_split;
+  const std::int64_t nchunks = p.chunks;
+  Kokkos::parallel_for(
+      "spk::hisparse::band_chunk_fill", Range64<exec>(0, nbands),
+      KOKKOS_LAMBDA(const std::int64_t b) {
+        const std::int64_t lo = band_ptr(b), hi = band_ptr(b + 1);
+        const std::int64_t c0 = chunk_ptr(b), nc = chunk_ptr(b + 1) - c0;
+        std::int64_t i = lo;
+        for (std::int64_t j = 0; j < nc; ++j) {
+          cb(c0 + j) = i;
+          cband(c0 + j) = std::int32_t(b);
+          csplit(c0 + j) = nc > 1 ? 1 : 0;
+          while (i < hi && (ent(i) - ent(lo)) / ce == j) ++i;
+        }
+        if (b == nbands - 1) cb(nchunks) = n;
+      });
+  // split bands (pre-scaled by beta, then added atomically)
+  Kokkos::View<std::int64_t*, Device> split_ptr("spk::hisparse::split_ptr", std::size_t(nbands) + 1);
+  Kokkos::parallel_for(
+      "spk::hisparse::split_count", Range64<exec>(0, nbands), KOKKOS_LAMBDA(const std::int64_t b) {
+        split_ptr(b + 1) = chunk_ptr(b + 1) - chunk_ptr(b) > 1 ? 1 : 0;
+      });
+  p.nsplit = row_lengths_to_offsets<exec>(split_ptr);
+  p.split_bands = Kokkos::View<std::int32_t*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::split_bands"),
+      std::size_t(p.nsplit));
+  const auto sb = p.split_bands;
+  Kokkos::parallel_for(
+      "spk::hisparse::split_fill", Range64<exec>(0, nbands), KOKKOS_LAMBDA(const std::int64_t b) {
+        if (split_ptr(b + 1) != split_ptr(b)) sb(split_ptr(b)) = std::int32_t(b);
+      });
+  return p;
 }
 
 }  // namespace hisparse

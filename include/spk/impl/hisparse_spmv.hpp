@@ -136,14 +136,14 @@ struct LeafSpmvFused {
   S factor;
 
   /// Lanes per node of bin b in this launch.
-  static constexpr int lanes_of(unsigned b) {
+  KOKKOS_INLINE_FUNCTION static constexpr int lanes_of(unsigned b) {
     return !gpu ? 1
            : (b == bin_dense || b == bin_huge) ? 256
            : b == bin_large                    ? 32
            : b == bin_medium                   ? 8
                                                : 1;
   }
-  static constexpr int nodes_per_team(unsigned b) { return team_threads / lanes_of(b); }
+  KOKKOS_INLINE_FUNCTION static constexpr int nodes_per_team(unsigned b) { return team_threads / lanes_of(b); }
   /// Scratch bytes per team: the largest need of a bin (8 warp buffers on GPUs).
   static std::size_t scratch_bytes(int d) {
     return scratch::shmem_size(std::size_t(d) * std::size_t(nodes_per_team(bin_large)));
@@ -219,6 +219,174 @@ void leaf_spmv_fused(const HiSparseData<Device>& a, const LevelQueues<Device>& q
   policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(a.d)));
   Kokkos::parallel_for(Trans ? "spk::hisparse::spmv_t_fused" : "spk::hisparse::spmv_fused",
                        policy, f);
+}
+
+/// Adds (block of leaf w) * x (its transpose when Trans) into the team's d-entry buffer `buf`
+/// (shared memory, atomics) with `stride` lanes (this one is `lane`). A lane sums its
+/// consecutive entries of one output in a register first (in a row-major leaf, op = N turns the
+/// runs of a row into one shared atomic).
+template <class exec, bool Trans, unsigned Bin, class S, class XView>
+KOKKOS_INLINE_FUNCTION void leaf_accumulate(const char* pool, int log2d, const WorkItem& w,
+                                            int lane, int stride, S* buf, const XView& x) {
+  const int d = 1 << log2d;
+  const std::int64_t in_base = std::int64_t(Trans ? w.rb : w.cb) * d;
+  const NodeView nd{pool, w.ref};
+  if constexpr (Bin == bin_dense) {
+    const S* s = nd.template slots<S>(0);
+    for (int o = lane; o < d; o += stride) {
+      S acc = S(0);
+      bool any = false;
+      for (int i = 0; i < d; ++i) {
+        const S v = Trans ? s[i * d + o] : s[o * d + i];
+        if (v != S(0)) {
+          acc += v * x(in_base + i);
+          any = true;
+        }
+      }
+      if (any) Kokkos::atomic_add(&buf[o], acc);
+    }
+  } else {
+    int cur = -1;
+    S acc = S(0);
+    for_each_entry<exec, S>(nd, log2d, lane, stride, [&](unsigned r, unsigned c, S v) {
+      const int o = int(Trans ? c : r);
+      const S p = v * x(in_base + (Trans ? r : c));
+      if (o == cur) {
+        acc += p;
+      } else {
+        if (cur >= 0) Kokkos::atomic_add(&buf[cur], acc);
+        cur = o;
+        acc = p;
+      }
+    });
+    if (cur >= 0) Kokkos::atomic_add(&buf[cur], acc);
+  }
+}
+
+/// SpMV by output band (HiSparseSchedule::band): a team per chunk of a band's leaves (see
+/// BandPlan). The team takes the chunk's bins in order, each with its lanes per node (GPUs: a
+/// thread, 8 lanes, a warp or all 256 threads per leaf; CPU backends: one), summing into one
+/// d-entry buffer in shared memory; then it writes its band of y once (y = beta y + alpha buf),
+/// or adds it atomically when the band is split over several teams. No atomics into y and no
+/// separate pass over y for unsplit bands.
+template <class S, class Device, class XView, class YView, bool Trans>
+struct LeafSpmvBand {
+  using exec = typename Device::execution_space;
+  using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static constexpr bool gpu = is_gpu_space<exec>();
+  static constexpr int team_threads = gpu ? 256 : 1;
+  const char* pool;
+  int log2d;
+  Kokkos::View<const WorkItem*, Device> leaves;
+  Kokkos::View<const std::uint32_t*, Device> bins;
+  Kokkos::View<const std::int64_t*, Device> chunk_begin;
+  Kokkos::View<const std::int32_t*, Device> chunk_band;
+  Kokkos::View<const std::uint8_t*, Device> chunk_split;
+  XView x;
+  YView y;
+  S factor, beta;
+  bool beta_zero;
+  std::int64_t nout;
+
+  KOKKOS_INLINE_FUNCTION static constexpr int lanes_of(unsigned b) {
+    return !gpu ? 1
+           : (b == bin_dense || b == bin_huge) ? 256
+           : b == bin_large                    ? 32
+           : b == bin_medium                   ? 8
+                                               : 1;
+  }
+  static std::size_t scratch_bytes(int d) { return scratch::shmem_size(std::size_t(d)); }
+
+  template <unsigned Bin>
+  KOKKOS_INLINE_FUNCTION void run(int tid, std::int64_t lo, std::int64_t hi, S* buf) const {
+    constexpr int lanes = lanes_of(Bin);
+    constexpr int groups = team_threads / lanes;
+    const int group = tid / lanes, lane = tid % lanes;
+    for (std::int64_t k = lo + group; k < hi; k += groups)
+      leaf_accumulate<exec, Trans, Bin>(pool, log2d, leaves(k), lane, lanes, buf, x);
+  }
+
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const std::int64_t c = m.league_rank();
+    const int d = 1 << log2d;
+    const int tid = m.team_rank() * Warp<exec>::size + Warp<exec>::lane();
+    const int nthreads = m.team_size() * Warp<exec>::size;
+    scratch all(m.team_scratch(0), std::size_t(d));
+    S* buf = all.data();
+    for (int i = tid; i < d; i += nthreads) buf[i] = S(0);
+    m.team_barrier();
+    const std::int64_t end = chunk_begin(c + 1);
+    std::int64_t i = chunk_begin(c);
+    while (i < end) {  // the chunk's runs of equal bin, in bin order (uniform in the team)
+      const std::uint32_t b = bins(i);
+      std::int64_t lo = i, hi = end;  // first leaf of a larger bin
+      while (lo < hi) {
+        const std::int64_t mid = (lo + hi) / 2;
+        if (bins(mid) <= b) lo = mid + 1;
+        else hi = mid;
+      }
+      switch (b) {
+        case bin_dense: run<bin_dense>(tid, i, lo, buf); break;
+        case bin_coo1: run<bin_coo1>(tid, i, lo, buf); break;
+        case bin_coo2: run<bin_coo2>(tid, i, lo, buf); break;
+        case bin_small: run<bin_small>(tid, i, lo, buf); break;
+        case bin_medium: run<bin_medium>(tid, i, lo, buf); break;
+        case bin_large: run<bin_large>(tid, i, lo, buf); break;
+        default: run<bin_huge>(tid, i, lo, buf); break;
+      }
+      i = lo;
+    }
+    m.team_barrier();
+    const std::int64_t base = std::int64_t(chunk_band(c)) * d;
+    const bool split = chunk_split(c) != 0;
+    for (int t = tid; t < d && base + t < nout; t += nthreads) {
+      const S v = buf[t];
+      if (split) {
+        if (v != S(0)) Kokkos::atomic_add(&y(base + t), factor * v);
+      } else {
+        y(base + t) = (beta_zero ? S(0) : beta * y(base + t)) + factor * v;
+      }
+    }
+  }
+};
+
+/// y = beta y + factor op(A) x by output bands (see LeafSpmvBand): the bands split over several
+/// teams are pre-scaled first (one small launch, only when there are any), then one launch.
+template <bool Trans, class S, class Device, class XView, class YView>
+void leaf_spmv_band(const HiSparseData<Device>& a, const BandPlan<Device>& p, S factor, S beta,
+                    const XView& x, const YView& y) {
+  using exec = typename Device::execution_space;
+  const std::int64_t nout = std::int64_t(y.extent(0));
+  const int d = a.d;
+  const bool beta_zero = beta == S(0);
+  if (p.nsplit > 0 && beta != S(1)) {
+    const auto sb = p.split_bands;
+    Kokkos::parallel_for(
+        "spk::hisparse::scale_split_bands", Range64<exec>(0, p.nsplit * d),
+        KOKKOS_LAMBDA(const std::int64_t k) {
+          const std::int64_t row = std::int64_t(sb(k / d)) * d + k % d;
+          if (row < nout) y(row) = beta_zero ? S(0) : beta * y(row);
+        });
+  }
+  using F = LeafSpmvBand<S, Device, input_vector_t<XView>, YView, Trans>;
+  F f{reinterpret_cast<const char*>(a.pool.data()),
+      a.log2d,
+      p.leaves,
+      p.bins,
+      p.chunk_begin,
+      p.chunk_band,
+      p.chunk_split,
+      x,
+      y,
+      factor,
+      beta,
+      beta_zero,
+      nout};
+  Kokkos::TeamPolicy<exec> policy(int(p.chunks), F::gpu ? 8 : 1, F::gpu ? Warp<exec>::size : 1);
+  policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(d)));
+  Kokkos::parallel_for(Trans ? "spk::hisparse::spmv_t_band" : "spk::hisparse::spmv_band", policy,
+                       f);
 }
 
 /// Runs the leaf kernels of every non-empty leaf bin: y += factor * op(A) * x (op = T when
