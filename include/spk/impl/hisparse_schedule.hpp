@@ -293,9 +293,9 @@ struct BandPlan {
   }
 };
 
-/// Entries a team takes at most from one band before the band is split (a few per thread of a
-/// 256-thread team; long bands of power-law matrices spread over several teams).
-constexpr std::int64_t band_chunk_entries = 4096;
+/// Entries a warp takes at most from one band before the band is split (long bands of
+/// power-law matrices spread over several warps).
+constexpr std::int64_t band_chunk_entries = 2048;
 
 /// Groups the leaf queue `q` by output band for op = T (trans) or N, on the device: a stable
 /// radix sort by (band, bin), per-band leaf and entry counts, and the chunks. nbands = output

@@ -263,18 +263,20 @@ KOKKOS_INLINE_FUNCTION void leaf_accumulate(const char* pool, int log2d, const W
   }
 }
 
-/// SpMV by output band (HiSparseSchedule::band): a team per chunk of a band's leaves (see
-/// BandPlan). The team takes the chunk's bins in order, each with its lanes per node (GPUs: a
-/// thread, 8 lanes, a warp or all 256 threads per leaf; CPU backends: one), summing into one
-/// d-entry buffer in shared memory; then it writes its band of y once (y = beta y + alpha buf),
-/// or adds it atomically when the band is split over several teams. No atomics into y and no
-/// separate pass over y for unsplit bands.
+/// SpMV by output band (HiSparseSchedule::band): a warp per chunk of a band's leaves (see
+/// BandPlan; teams of 4 warps on GPUs, each warp with its own chunk and scratch buffer; one lane
+/// per team on CPU backends). The warp takes the chunk's bins in order, each with its lanes per
+/// node (a lane, 8 lanes or the whole warp per leaf), summing into a d-entry buffer in shared
+/// memory; then it writes its band of y once (y = beta y + alpha buf), or adds it atomically
+/// when the band is split over several chunks. No atomics into y and no separate pass over y
+/// for unsplit bands.
 template <class S, class Device, class XView, class YView, bool Trans>
 struct LeafSpmvBand {
   using exec = typename Device::execution_space;
   using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   static constexpr bool gpu = is_gpu_space<exec>();
-  static constexpr int team_threads = gpu ? 256 : 1;
+  static constexpr int warp = Warp<exec>::size;
+  static constexpr int warps_per_team = gpu ? 4 : 1;
   const char* pool;
   int log2d;
   Kokkos::View<const WorkItem*, Device> leaves;
@@ -282,6 +284,7 @@ struct LeafSpmvBand {
   Kokkos::View<const std::int64_t*, Device> chunk_begin;
   Kokkos::View<const std::int32_t*, Device> chunk_band;
   Kokkos::View<const std::uint8_t*, Device> chunk_split;
+  std::int64_t nchunks;
   XView x;
   YView y;
   S factor, beta;
@@ -289,18 +292,16 @@ struct LeafSpmvBand {
   std::int64_t nout;
 
   KOKKOS_INLINE_FUNCTION static constexpr int lanes_of(unsigned b) {
-    return !gpu ? 1
-           : (b == bin_dense || b == bin_huge) ? 256
-           : b == bin_large                    ? 32
-           : b == bin_medium                   ? 8
-                                               : 1;
+    return !gpu ? 1 : b == bin_medium ? 8 : (b == bin_dense || b >= bin_large) ? warp : 1;
   }
-  static std::size_t scratch_bytes(int d) { return scratch::shmem_size(std::size_t(d)); }
+  static std::size_t scratch_bytes(int d) {
+    return scratch::shmem_size(std::size_t(d) * warps_per_team);
+  }
 
   template <unsigned Bin>
   KOKKOS_INLINE_FUNCTION void run(int tid, std::int64_t lo, std::int64_t hi, S* buf) const {
     constexpr int lanes = lanes_of(Bin);
-    constexpr int groups = team_threads / lanes;
+    constexpr int groups = warp / lanes;
     const int group = tid / lanes, lane = tid % lanes;
     for (std::int64_t k = lo + group; k < hi; k += groups)
       leaf_accumulate<exec, Trans, Bin>(pool, log2d, leaves(k), lane, lanes, buf, x);
@@ -308,17 +309,17 @@ struct LeafSpmvBand {
 
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
-    const std::int64_t c = m.league_rank();
+    const std::int64_t c = std::int64_t(m.league_rank()) * warps_per_team + m.team_rank();
+    if (c >= nchunks) return;  // uniform in the warp
     const int d = 1 << log2d;
-    const int tid = m.team_rank() * Warp<exec>::size + Warp<exec>::lane();
-    const int nthreads = m.team_size() * Warp<exec>::size;
-    scratch all(m.team_scratch(0), std::size_t(d));
-    S* buf = all.data();
-    for (int i = tid; i < d; i += nthreads) buf[i] = S(0);
-    m.team_barrier();
+    const int tid = Warp<exec>::lane();
+    scratch all(m.team_scratch(0), std::size_t(d) * warps_per_team);
+    S* buf = all.data() + std::size_t(m.team_rank()) * std::size_t(d);
+    for (int i = tid; i < d; i += warp) buf[i] = S(0);
+    Warp<exec>::sync();
     const std::int64_t end = chunk_begin(c + 1);
     std::int64_t i = chunk_begin(c);
-    while (i < end) {  // the chunk's runs of equal bin, in bin order (uniform in the team)
+    while (i < end) {  // the chunk's runs of equal bin, in bin order (uniform in the warp)
       const std::uint32_t b = bins(i);
       std::int64_t lo = i, hi = end;  // first leaf of a larger bin
       while (lo < hi) {
@@ -337,10 +338,10 @@ struct LeafSpmvBand {
       }
       i = lo;
     }
-    m.team_barrier();
+    Warp<exec>::sync();
     const std::int64_t base = std::int64_t(chunk_band(c)) * d;
     const bool split = chunk_split(c) != 0;
-    for (int t = tid; t < d && base + t < nout; t += nthreads) {
+    for (int t = tid; t < d && base + t < nout; t += warp) {
       const S v = buf[t];
       if (split) {
         if (v != S(0)) Kokkos::atomic_add(&y(base + t), factor * v);
@@ -377,13 +378,15 @@ void leaf_spmv_band(const HiSparseData<Device>& a, const BandPlan<Device>& p, S 
       p.chunk_begin,
       p.chunk_band,
       p.chunk_split,
+      p.chunks,
       x,
       y,
       factor,
       beta,
       beta_zero,
       nout};
-  Kokkos::TeamPolicy<exec> policy(int(p.chunks), F::gpu ? 8 : 1, F::gpu ? Warp<exec>::size : 1);
+  const std::int64_t league = (p.chunks + F::warps_per_team - 1) / F::warps_per_team;
+  Kokkos::TeamPolicy<exec> policy(int(league), F::warps_per_team, F::warp);
   policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(d)));
   Kokkos::parallel_for(Trans ? "spk::hisparse::spmv_t_band" : "spk::hisparse::spmv_band", policy,
                        f);
