@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <spk/impl/hisparse_build.hpp>
+#include <spk/impl/device_info.hpp>
 #include <spk/impl/format_convert.hpp>
 #include <spk/impl/hisparse_node.hpp>
 #include <spk/impl/kokkos_compat.hpp>
@@ -274,7 +275,7 @@ std::shared_ptr<Plan<Device>> make_plan(const HiSparseData<Device>& a) {
 /// leaf column band), for SpMV without atomics into y. Within a band the leaves are sorted by
 /// bin, so a team takes its band's bins one after the other, each with that bin's lanes per
 /// node; a band of more than `chunk_entries` entries is cut at leaf boundaries into chunks taken
-/// by several teams (such "split" bands are pre-scaled by beta and added with atomics).
+/// by several warps (such "split" bands are pre-scaled by beta and added with atomics).
 template <class Device>
 struct BandPlan {
   Kokkos::View<WorkItem*, Device> leaves;             // sorted by (band, bin)
@@ -293,9 +294,17 @@ struct BandPlan {
   }
 };
 
-/// Entries a warp takes at most from one band before the band is split (long bands of
-/// power-law matrices spread over several warps).
-constexpr std::int64_t band_chunk_entries = 2048;
+/// Entries a warp takes at most from one band before the band is split: about 4 chunks per
+/// warp the device keeps resident (64 per multiprocessor on GPUs), between 256 and 2048, so
+/// long bands of power-law matrices spread over several warps and few long bands still fill
+/// the device.
+template <class ExecSpace>
+std::int64_t band_chunk_entries(std::int64_t entries) {
+  const std::int64_t resident =
+      std::int64_t(multiprocessor_count<ExecSpace>()) * (is_gpu_space<ExecSpace>() ? 64 : 1);
+  const std::int64_t target = entries / (4 * resident);
+  return target < 256 ? 256 : target > 2048 ? 2048 : target;
+}
 
 /// Groups the leaf queue `q` by output band for op = T (trans) or N, on the device: a stable
 /// radix sort by (band, bin), per-band leaf and entry counts, and the chunks. nbands = output
@@ -352,7 +361,7 @@ BandPlan<Device> make_band_plan(const HiSparseData<Device>& a, const LevelQueues
   row_lengths_to_offsets<exec>(ent);  // ent(i) = entries before sorted leaf i
   // chunks per band: leaf i goes to chunk floor((ent(i) - ent(band start)) / chunk_entries)
   Kokkos::View<std::int64_t*, Device> chunk_ptr("spk::hisparse::chunk_ptr", std::size_t(nbands) + 1);
-  const std::int64_t ce = band_chunk_entries;
+  const std::int64_t ce = band_chunk_entries<exec>(a.stats.stored_entries);
   Kokkos::parallel_for(
       "spk::hisparse::band_chunks", Range64<exec>(0, nbands), KOKKOS_LAMBDA(const std::int64_t b) {
         const std::int64_t lo = band_ptr(b), hi = band_ptr(b + 1);

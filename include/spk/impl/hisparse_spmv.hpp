@@ -245,7 +245,19 @@ KOKKOS_INLINE_FUNCTION void leaf_accumulate(const char* pool, int log2d, const W
       }
       if (any) Kokkos::atomic_add(&buf[o], acc);
     }
+  } else if (Trans && nd.type() == coo4 && stride > 1) {
+    // op = T: lanes take consecutive entries (entry lane, lane + stride, ...), so a step
+    // covers a few rows whose columns rarely collide in the buffer
+    const std::int64_t n = nd.count(0);
+    const std::uint16_t* co = nd.coords();
+    const S* s = nd.template slots<S>(n);
+    for (std::int64_t e = lane; e < n; e += stride) {
+      const std::uint16_t pc = co[e];
+      Kokkos::atomic_add(&buf[coord_col(pc)], s[e] * x(in_base + coord_row(pc)));
+    }
   } else {
+    // a lane's entries come in runs of four consecutive ones: for op = N, the runs of a row sum
+    // in a register before one shared atomic
     int cur = -1;
     S acc = S(0);
     for_each_entry<exec, S>(nd, log2d, lane, stride, [&](unsigned r, unsigned c, S v) {
