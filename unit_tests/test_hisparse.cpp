@@ -166,9 +166,9 @@ TEST_CASE_TEMPLATE_APPLY(hs_state, spk_test::all_devices);
 
 TEST_CASE("hisparse: node layout, references and statistics") {
   using D = spk::impl::HostDevice;
-  // 10 x 9 with d = 4: 3 levels would be needed for 16 > 10? no: 4^2 = 16 >= 10, so 2 levels.
-  // Leaves: block (0,0) holds 3 entries (COO4), block (1,1) one entry (COO1), block (2,2) two
-  // (COO2), block (0,2) is full (16 entries -> dense).
+  // 10 x 9 with d = 4: 4^2 = 16 >= 10, so 2 levels. Leaves: block (0,0) holds 3 entries (COO4),
+  // block (1,1) one (COO1), block (2,2) two (COO2), block (0,2) column 8 of rows 0..3 (COO4 of
+  // 4), block (0,1) is full (16 entries -> dense).
   std::vector<int> rows, cols;
   std::vector<double> vals;
   auto add = [&](int r, int c, double v) {
@@ -296,6 +296,13 @@ TEST_CASE("hisparse: errors name the problem") {
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, h, x, 0.0, y),
                        doctest::Contains("x has 5 entries, op(A) has 4 columns"),
                        std::invalid_argument);
+  // dimensions beyond 64-bit hierarchical keys: a clear error, and node size 256 fits them
+  const auto wide = host_coo(1, (1 << 29) + 1, {0, 0}, {0, 1 << 29}, {1.0, 2.0});
+  CHECK_THROWS_WITH_AS(H(wide, 128), doctest::Contains("use node size 256"),
+                       std::invalid_argument);
+  const H wide256(wide, 256);
+  CHECK(wide256.nnz() == 2);
+  CHECK(wide256.levels() == 4);
   // the transposed state is 4 x 5: the same vectors now fit op = N
   Kokkos::View<double*, Kokkos::HostSpace> y4("y", 4);
   spk::spmv(spk::Mode::N, 1.0, h.transpose(), x, 0.0, y4);

@@ -149,6 +149,9 @@ std::shared_ptr<HiSparseData<Device>> build_hisparse(std::int64_t nrows, std::in
     const std::int64_t top_c = (ncols - 1) >> (log2d * (levels - 1));
     const int key_bits = bit_width(std::uint64_t((std::max(top_r, top_c) << log2d) | (d - 1))) +
                          2 * log2d * (levels - 1);
+    require(key_bits <= 64, where, "a ", nrows, " x ", ncols, " matrix with node size d = ", d,
+            " needs ", key_bits, "-bit hierarchical keys (at most 64): dimensions up to 2^29 fit",
+            " with d = 128, up to 2^31 with d = 256; use node size 256");
     stable_radix_sort<exec>(keys, perm, key_bits, RadixSortParams{});
   }
   // unique keys: run heads, summed values in input order

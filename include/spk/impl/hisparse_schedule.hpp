@@ -74,9 +74,17 @@ struct Geometry {
   int vector() const { return lanes > 32 ? 32 : lanes; }
 };
 
+/// True when ExecSpace's warps are 32 wide (impl/warp.hpp): the only case in which the kernels
+/// below spread a node over several lanes. Elsewhere (CPU backends, and GPU backends without a
+/// Warp specialisation) one lane takes one node.
+template <class ExecSpace>
+constexpr bool wide_warps() {
+  return Warp<ExecSpace>::size == 32;
+}
+
 template <class ExecSpace>
 Geometry geometry(unsigned bin) {
-  if (!is_gpu_space<ExecSpace>()) return {1, 1};
+  if (!wide_warps<ExecSpace>()) return {1, 1};
   switch (bin) {
     case bin_dense:
     case bin_huge: return {256, 1};

@@ -122,7 +122,7 @@ template <class S, class Device, class XView, class YView, bool Trans>
 struct LeafSpmvFused {
   using exec = typename Device::execution_space;
   using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  static constexpr bool gpu = is_gpu_space<exec>();
+  static constexpr bool gpu = wide_warps<exec>();
   static constexpr int team_threads = gpu ? 256 : 1;
   const char* pool;
   int log2d;
@@ -286,7 +286,7 @@ template <class S, class Device, class XView, class YView, bool Trans>
 struct LeafSpmvBand {
   using exec = typename Device::execution_space;
   using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  static constexpr bool gpu = is_gpu_space<exec>();
+  static constexpr bool gpu = wide_warps<exec>();
   static constexpr int warp = Warp<exec>::size;
   static constexpr int warps_per_team = gpu ? 4 : 1;
   const char* pool;
@@ -339,6 +339,7 @@ struct LeafSpmvBand {
         if (bins(mid) <= b) lo = mid + 1;
         else hi = mid;
       }
+      if (lo <= i) lo = i + 1;  // progress even if a chunk's bins were not sorted
       switch (b) {
         case bin_dense: run<bin_dense>(tid, i, lo, buf); break;
         case bin_coo1: run<bin_coo1>(tid, i, lo, buf); break;
