@@ -25,6 +25,26 @@ namespace spk {
 namespace impl {
 namespace hisparse {
 
+/// The lines of a dense leaf (rows for op = N, columns for T) taken by lane `lane` of `stride`:
+/// add(o, sum of slot * x over line o) for each line holding a nonzero slot (zero slots are
+/// absent entries and never touch x).
+template <bool Trans, class S, class XView, class Add>
+KOKKOS_INLINE_FUNCTION void dense_lines(const S* s, int d, int lane, int stride, const XView& x,
+                                        std::int64_t in_base, const Add& add) {
+  for (int o = lane; o < d; o += stride) {
+    S acc = S(0);
+    bool any = false;
+    for (int i = 0; i < d; ++i) {
+      const S v = Trans ? s[i * d + o] : s[o * d + i];
+      if (v != S(0)) {
+        acc += v * x(in_base + i);
+        any = true;
+      }
+    }
+    if (any) add(o, acc);
+  }
+}
+
 /// Adds factor * (block of leaf w) * x (its transpose when Trans) into y with `stride` lanes
 /// (this one is `lane`); buf is the lanes' d-entry scratch buffer for the buffered bins, sync
 /// orders the lanes' buffer accesses (a warp or team barrier). Bin is the leaf's bin.
@@ -48,19 +68,8 @@ KOKKOS_INLINE_FUNCTION void leaf_product(const char* pool, int log2d, const Work
       if (v != S(0)) Kokkos::atomic_add(&y(out_base + i), factor * v);
     }
   } else if constexpr (Bin == bin_dense) {
-    const S* s = nd.template slots<S>(0);
-    for (int o = lane; o < d; o += stride) {
-      S acc = S(0);
-      bool any = false;
-      for (int i = 0; i < d; ++i) {
-        const S v = Trans ? s[i * d + o] : s[o * d + i];
-        if (v != S(0)) {
-          acc += v * x(in_base + i);
-          any = true;
-        }
-      }
-      if (any) Kokkos::atomic_add(&y(out_base + o), factor * acc);
-    }
+    dense_lines<Trans>(nd.template slots<S>(0), d, lane, stride, x, in_base,
+                       [&](int o, S acc) { Kokkos::atomic_add(&y(out_base + o), factor * acc); });
   } else {
     for_each_entry<exec, S>(nd, log2d, lane, stride, [&](unsigned r, unsigned c, S v) {
       Kokkos::atomic_add(&y(out_base + (Trans ? c : r)), factor * v * x(in_base + (Trans ? r : c)));
@@ -232,19 +241,8 @@ KOKKOS_INLINE_FUNCTION void leaf_accumulate(const char* pool, int log2d, const W
   const std::int64_t in_base = std::int64_t(Trans ? w.rb : w.cb) * d;
   const NodeView nd{pool, w.ref};
   if constexpr (Bin == bin_dense) {
-    const S* s = nd.template slots<S>(0);
-    for (int o = lane; o < d; o += stride) {
-      S acc = S(0);
-      bool any = false;
-      for (int i = 0; i < d; ++i) {
-        const S v = Trans ? s[i * d + o] : s[o * d + i];
-        if (v != S(0)) {
-          acc += v * x(in_base + i);
-          any = true;
-        }
-      }
-      if (any) Kokkos::atomic_add(&buf[o], acc);
-    }
+    dense_lines<Trans>(nd.template slots<S>(0), d, lane, stride, x, in_base,
+                       [&](int o, S acc) { Kokkos::atomic_add(&buf[o], acc); });
   } else if (Trans && nd.type() == coo4 && stride > 1) {
     // op = T: lanes take consecutive entries (entry lane, lane + stride, ...), so a step
     // covers a few rows whose columns rarely collide in the buffer
