@@ -204,6 +204,22 @@ HostCsr<S, O> csr_from_coo_with_duplicates(std::uint64_t seed) {
   return spk::to_host(spk::coo_to_csr(b.template build<spk::impl::HostDevice>()));
 }
 
+/// A dense nrows x ncols host matrix with random values (every entry stored).
+template <class S>
+HostCsr<S, int> dense_csr(int nrows, int ncols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int> row_map(1, 0), cols;
+  std::vector<S> vals;
+  for (int i = 0; i < nrows; ++i) {
+    for (int j = 0; j < ncols; ++j) {
+      cols.push_back(j);
+      vals.push_back(random_value<S>(rng));
+    }
+    row_map.push_back(int(cols.size()));
+  }
+  return spk::make_csr<S, int, int, spk::impl::HostDevice>(nrows, ncols, row_map, cols, vals);
+}
+
 /// Generated matrices of the format comparisons (small sizes): the PSBLAS pdeN model problem,
 /// Poisson 2D 5-point and 3D 27-point.
 template <class S>

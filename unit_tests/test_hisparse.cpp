@@ -36,21 +36,6 @@ void check_hisparse(const spk_test::HostCsr<S, O>& a, std::uint64_t seed, int d 
       hisparse_params(), seed, RoundTrip::nonzeros);
 }
 
-/// A dense nrows x ncols host matrix with random values (every entry stored).
-template <class S>
-spk_test::HostCsr<S, int> dense_csr(int nrows, int ncols, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<int> row_map(1, 0), cols;
-  std::vector<S> vals;
-  for (int i = 0; i < nrows; ++i) {
-    for (int j = 0; j < ncols; ++j) {
-      cols.push_back(j);
-      vals.push_back(spk_test::random_value<S>(rng));
-    }
-    row_map.push_back(int(cols.size()));
-  }
-  return spk::make_csr<S, int, int, spk::impl::HostDevice>(nrows, ncols, row_map, cols, vals);
-}
 
 /// The real part of a complex host matrix (HiSparse holds float and double).
 spk_test::HostCsr<double, int> real_part(const spk_test::HostCsr<Kokkos::complex<double>, int>& a) {
@@ -95,7 +80,7 @@ TEST_CASE_TEMPLATE_DEFINE("hisparse spmv matches the host reference", Device, hs
       check_hisparse<Device>(spk_test::random_csr<S, int>(7, 0, 0, 6), 13, d);
       // one dense row among short ones; a dense block (dense nodes at every level for small d)
       check_hisparse<Device>(spk_test::random_csr<S, int>(150, 170, 3, 7, 40), 15, d);
-      check_hisparse<Device>(dense_csr<S>(45, 70, 8), 17, d);
+      check_hisparse<Device>(spk_test::dense_csr<S>(45, 70, 8), 17, d);
       // duplicate entries, from CSR and from COO
       check_hisparse<Device>(spk_test::csr_with_duplicates<S, int>(8), 19, d);
       check_hisparse<Device>(spk_test::csr_from_coo_with_duplicates<S, int>(9), 21, d);

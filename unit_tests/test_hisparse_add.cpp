@@ -195,21 +195,6 @@ void check_orientations(const HostCsr<S, int>& x, const HostCsr<S, int>& y, int 
     }
 }
 
-/// A dense nrows x ncols host matrix with random values.
-template <class S>
-HostCsr<S, int> dense_csr(int nrows, int ncols, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<int> row_map(1, 0), cols;
-  std::vector<S> vals;
-  for (int i = 0; i < nrows; ++i) {
-    for (int j = 0; j < ncols; ++j) {
-      cols.push_back(j);
-      vals.push_back(spk_test::random_value<S>(rng));
-    }
-    row_map.push_back(int(cols.size()));
-  }
-  return spk::make_csr<S, int, int, spk::impl::HostDevice>(nrows, ncols, row_map, cols, vals);
-}
 
 /// A copy of x with a dense rectangle [r0, r0 + h) x [c0, c0 + w) added (random values).
 template <class S>
@@ -313,8 +298,8 @@ TEST_CASE_TEMPLATE_DEFINE("hisparse add: dense nodes, deep trees, chained sums",
                           hs_add_dense) {
   spk_test::for_each_type<std::tuple<float, double>>([](auto* tag) {
     using S = std::remove_pointer_t<decltype(tag)>;
-    const auto full = dense_csr<S>(45, 45, 11);
-    const auto full2 = dense_csr<S>(45, 45, 12);
+    const auto full = spk_test::dense_csr<S>(45, 45, 11);
+    const auto full2 = spk_test::dense_csr<S>(45, 45, 12);
     const auto sparse = spk_test::random_csr<S, int>(45, 45, 3, 13);
     // a sparse matrix with a dense block in one corner and another block elsewhere
     const auto block = with_dense_block(spk_test::random_csr<S, int>(300, 300, 3, 14), 0, 0, 40,
