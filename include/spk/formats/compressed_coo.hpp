@@ -541,7 +541,7 @@ typename CompressedCooMatrix<S, O, F, D>::csr_type CompressedCooMatrix<S, O, F, 
       "spk::ccoo_to_csr::count", impl::Range64<exec>(0, d.n_chunks),
       KOKKOS_LAMBDA(const std::int64_t c) {
         impl::for_each_chunk_entry(d, c, [&](O r, O, const S&) {
-          Kokkos::atomic_add(&row_map(r + 1), F(1));
+          impl::atomic_add_int(&row_map(r + 1), F(1));
         });
       });
   const std::int64_t nnz = impl::row_lengths_to_offsets<exec>(row_map);

@@ -473,8 +473,8 @@ Csr hll_to_csr(O nrows, O ncols, const S* values, const O* col_idx,
   Kokkos::parallel_for(
       "spk::hll::to_csr::tail_lengths", Range64<exec>(0, n_segs),
       KOKKOS_LAMBDA(const std::int64_t s) {
-        Kokkos::atomic_add(&row_map(geom.row(tail.pos(s)) + 1),
-                           F(tail.offsets(s + 1) - tail.offsets(s)));
+        impl::atomic_add_int(&row_map(geom.row(tail.pos(s)) + 1),
+                             F(tail.offsets(s + 1) - tail.offsets(s)));
       });
   const std::int64_t nnz = row_lengths_to_offsets<exec>(row_map);
   Csr b(nrows, ncols, typename Csr::row_map_type(row_map),

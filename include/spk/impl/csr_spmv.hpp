@@ -96,7 +96,7 @@ struct CsrVectorSpmv {
     while (true) {
       O c = 0;
       Kokkos::single(
-          Kokkos::PerTeam(team), [&](O& v) { v = Kokkos::atomic_fetch_add(&counter(0), O(1)); },
+          Kokkos::PerTeam(team), [&](O& v) { v = atomic_fetch_add_int(&counter(0), O(1)); },
           c);
       if (c >= nchunks) break;
       chunk(team, c);

@@ -206,7 +206,7 @@ struct AddPairs {
     const int d = 1 << log2d;
     const unsigned t = add_node_type(n, int(sizeof(S)), d);
     const std::int64_t bytes = node_bytes(t, n, int(sizeof(S)), d);
-    const std::int64_t off = Kokkos::atomic_fetch_add(&info(add_info_used), bytes);
+    const std::int64_t off = atomic_fetch_add_int(&info(add_info_used), bytes);
     if (off + bytes > out_capacity) {
       info(add_info_error) = 1;
       return -1;
@@ -217,10 +217,10 @@ struct AddPairs {
     else *reinterpret_cast<ref_type*>(out + parent) = ref_type(ref);
     const int base = add_info_levels + level * add_info_per_level;
     const bool is_dense = t == dense;
-    Kokkos::atomic_add(&info(base + (is_dense ? 1 : 0)), std::int64_t(1));
-    Kokkos::atomic_add(&info(base + (is_dense ? 3 : 2)), n);
-    Kokkos::atomic_add(&info(base + 4), bytes);
-    Kokkos::atomic_add(&info(base + 5 + int(work_bin(t, n))), std::int64_t(1));
+    atomic_add_int(&info(base + (is_dense ? 1 : 0)), std::int64_t(1));
+    atomic_add_int(&info(base + (is_dense ? 3 : 2)), n);
+    atomic_add_int(&info(base + 4), bytes);
+    atomic_add_int(&info(base + 5 + int(work_bin(t, n))), std::int64_t(1));
     return off;
   }
 
@@ -230,7 +230,7 @@ struct AddPairs {
                                       unsigned r, unsigned c, std::int64_t slot_at) const {
     const int d = 1 << log2d;
     const unsigned b = classify(ra, rb);
-    const std::int64_t at = Kokkos::atomic_fetch_add(&next_tail(b), std::int64_t(1));
+    const std::int64_t at = atomic_fetch_add_int(&next_tail(b), std::int64_t(1));
     if (at >= next_bins.cap[b]) {
       info(add_info_error) = 2;
       return;
@@ -667,7 +667,7 @@ std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a
     Kokkos::parallel_for(
         "spk::hisparse::add_root", Range64<exec>(0, 1), KOKKOS_LAMBDA(const std::int64_t) {
           const unsigned bin = cls(ra, rb);
-          const std::int64_t at = Kokkos::atomic_fetch_add(&tail(bin), std::int64_t(1));
+          const std::int64_t at = atomic_fetch_add_int(&tail(bin), std::int64_t(1));
           items(bins.begin[bin] + at) = AddItem{ra, rb, 0, 0, -1};
         });
   }

@@ -233,9 +233,9 @@ std::shared_ptr<HiSparseData<Device>> build_hisparse(std::int64_t nrows, std::in
             nt(j) = std::uint8_t(t);
             parent_keys(j) = ik(ns(j)) >> s;
             const bool is_dense = t == hisparse::dense;
-            Kokkos::atomic_add(&st(is_dense ? 1 : 0), std::int64_t(1));
-            Kokkos::atomic_add(&st(is_dense ? 3 : 2), cnt);
-            Kokkos::atomic_add(&st(4 + hisparse::work_bin(t, cnt)), std::int64_t(1));
+            atomic_add_int(&st(is_dense ? 1 : 0), std::int64_t(1));
+            atomic_add_int(&st(is_dense ? 3 : 2), cnt);
+            atomic_add_int(&st(4 + hisparse::work_bin(t, cnt)), std::int64_t(1));
           }
           sum += hisparse::node_bytes(t, cnt, slot_bytes, 1 << log2d);
           if (final && j == nn - 1) off(nn) = sum;

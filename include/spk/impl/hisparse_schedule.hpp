@@ -183,13 +183,13 @@ struct Expand {
       for_each_entry<exec, ref_type>(nd, log2d, li.lane, li.stride,
                                      [&](unsigned, unsigned, ref_type child) {
                                        const NodeView cn{pool, std::uint64_t(child)};
-                                       Kokkos::atomic_add(&cnt(work_bin(cn.type(), cn.count(d))),
-                                                          std::int64_t(1));
+                                       atomic_add_int(&cnt(work_bin(cn.type(), cn.count(d))),
+                                                     std::int64_t(1));
                                      });
     m.team_barrier();
     if (tid == 0)
       for (unsigned b = 0; b < num_bins; ++b)
-        cnt(num_bins + b) = cnt(b) > 0 ? Kokkos::atomic_fetch_add(&tail(b), cnt(b)) : 0;
+        cnt(num_bins + b) = cnt(b) > 0 ? atomic_fetch_add_int(&tail(b), cnt(b)) : 0;
     m.team_barrier();
     for (int i = tid; i < int(num_bins); i += nthreads) cnt(i) = 0;
     m.team_barrier();
@@ -198,7 +198,7 @@ struct Expand {
           nd, log2d, li.lane, li.stride, [&](unsigned r, unsigned c, ref_type child) {
             const NodeView cn{pool, std::uint64_t(child)};
             const unsigned b = work_bin(cn.type(), cn.count(d));
-            const std::int64_t at = cnt(num_bins + b) + Kokkos::atomic_fetch_add(&cnt(b), std::int64_t(1));
+            const std::int64_t at = cnt(num_bins + b) + atomic_fetch_add_int(&cnt(b), std::int64_t(1));
             out(at) = WorkItem{std::uint64_t(child), std::int32_t(w.rb * d + int(r)),
                                std::int32_t(w.cb * d + int(c))};
           });
@@ -360,7 +360,7 @@ BandPlan<Device> make_band_plan(const HiSparseData<Device>& a, const LevelQueues
         leaves(i) = w;
         bins(i) = std::uint32_t(keys(i) & 7);
         ent(i + 1) = NodeView{pool, w.ref}.count(1 << log2d);
-        Kokkos::atomic_add(&band_ptr(std::int64_t(keys(i) >> 3) + 1), std::int64_t(1));
+        atomic_add_int(&band_ptr(std::int64_t(keys(i) >> 3) + 1), std::int64_t(1));
       });
   row_lengths_to_offsets<exec>(band_ptr);
   Kokkos::parallel_for(
