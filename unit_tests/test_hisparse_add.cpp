@@ -100,11 +100,13 @@ void check_layout(const spk::HiSparseMatrix<S, int, Device>& c) {
       if (t != hs::add_node_type(n, sb, d)) ++bad;
       const std::uint16_t* co = nd.coords();
       const ref_type* s = nd.slots<ref_type>(n);
-      for (std::int64_t e = 0; e < hs::padded_count(t, n); ++e) {
-        if (e >= n) {
-          if (co[e] != 0 || s[e] != 0) ++bad;  // padding
-          continue;
-        }
+      // the padding: every byte but the count, the n coordinates and the n slots is zero
+      const std::int64_t co0 = hs::coords_offset(t), so = hs::slots_offset(t, n);
+      for (std::int64_t i = 4; i < hs::node_bytes(t, n, sb, d); ++i) {
+        const bool used = (i >= co0 && i < co0 + 2 * n) || (i >= so && i < so + n * sb);
+        if (!used && nd.start()[i] != 0) ++bad;
+      }
+      for (std::int64_t e = 0; e < n; ++e) {
         if (hs::coord_row(co[e]) >= unsigned(d) || hs::coord_col(co[e]) >= unsigned(d)) ++bad;
         if (e > 0 && hs::row_major_key(co[e]) <= hs::row_major_key(co[e - 1])) ++bad;
         if (!leaf && s[e] == 0) ++bad;
@@ -154,7 +156,8 @@ spk::HiSparseMatrix<S, int, Device> check_add(const Operand<S>& x, const Operand
                     << x.a.nnz() << (x.trans ? ", transposed" : "") << ", scale " << x.scale
                     << "), B " << y.a.nrows() << " x " << y.a.ncols() << " (nnz " << y.a.nnz()
                     << (y.trans ? ", transposed" : "") << ", scale " << y.scale << "), merge "
-                    << params.merge << ", small " << params.small_entries);
+                    << params.merge << ", small " << params.small_entries << ", warp pairs "
+                    << params.warp_pairs);
   H a(spk::copy_to<Device>(x.a), d), b(spk::copy_to<Device>(y.a), d);
   if (x.trans) a = a.transpose();
   if (y.trans) b = b.transpose();
@@ -336,10 +339,12 @@ TEST_CASE_TEMPLATE_DEFINE("hisparse add: every pair path gives the same result",
   using S = double;
   // large leaves at d = 128 / 256 (pairs of > 512 entries: the team merge), a dense row, and a
   // perturbed copy; each run forces other paths: no serial small pairs, no merge (bitmaps for
-  // untransposed pairs too), teams of 2 threads on the host (barriers and team scans)
+  // untransposed pairs too), teams of 2 threads on the host (barriers and team scans); on GPUs
+  // the default sends sparse pairs to the warp bin at d = 32..128 (also every pair but dense
+  // ones in variant 5), variants 1-4 to the team paths
   const auto a = spk_test::random_csr<S, int>(256, 256, 40, 21, 17);
   const auto b = perturbed<Device>(a, 2, 22);
-  std::vector<spk::HiSparseAddParams> variants(5);
+  std::vector<spk::HiSparseAddParams> variants(6);
   variants[1].small_entries = 0;
   variants[2].merge = false;
   variants[3].small_entries = 4;
@@ -347,7 +352,9 @@ TEST_CASE_TEMPLATE_DEFINE("hisparse add: every pair path gives the same result",
   variants[4].small_pairs_per_team = 2;
   variants[4].merge_team_size = 2;
   variants[4].team_size = 2;
-  for (int d : {4, 16, 128, 256})
+  for (int v = 1; v <= 4; ++v) variants[std::size_t(v)].warp_pairs = false;
+  variants[5].small_entries = 0;
+  for (int d : {4, 16, 32, 128, 256})
     for (std::size_t v = 0; v < variants.size(); ++v) {
       // teams of 2 host threads spin in their barriers: only where pairs are few
       if (v == 4 && d < 128) continue;

@@ -21,6 +21,7 @@
 #   FORMATS    spk-bench --format (default hisparse,csr,cusparse-csr-alg1,cusparse-csr-alg2,
 #              kokkoskernels)
 #   TESTS      test names without spk_test_ (default "hisparse hisparse_add")
+#   CASE_TIMEOUT  seconds a large case may run (default 900); a case past it loses its rows
 # Each large case runs in its own process with its own JSON (a case that fails or runs out of
 # time loses only its own rows); the small matrices run in one process per step.
 set -uo pipefail
@@ -67,8 +68,8 @@ over_suite() {
       [ -n "$c" ] || continue
       local t="hisparse-$name-$(tag_of "$c")"
       echo "== $t"
-      "${tool[@]}" "$(case_opt "$c")" "$c" --json "$out/$t.json" > "$out/$t.log" 2>&1 ||
-        { echo "FAILED: $t"; rc=1; }
+      timeout "${CASE_TIMEOUT:-900}" "${tool[@]}" "$(case_opt "$c")" "$c" --json "$out/$t.json" \
+        > "$out/$t.log" 2>&1 || { echo "FAILED: $t (exit $?)"; rc=1; }
       grep -E "WRONG|error" "$out/$t.log" | head -5
     done < <(large_cases)
   else
@@ -85,15 +86,8 @@ over_suite() {
 # a suite line is a generator spec or FILE.mtx[*K]: the option the tools take it with
 case_opt() { case "$1" in *.mtx|*.mtx\**) echo --matrix ;; *) echo --gen ;; esac; }
 
-spk_bench() { "$bin/perf_tests/spk-bench" "$@"; }
-spk_add() {
-  if [ ! -x "$bin/perf_tests/spk-add" ]; then
-    echo "hisparse.sh: spk-add is not among the carried binaries" \
-      "(pack.sh must list perf_tests/spk-add)" >&2
-    return 1
-  fi
-  "$bin/perf_tests/spk-add" "$@"
-}
+spk_bench=$bin/perf_tests/spk-bench
+spk_add=$bin/perf_tests/spk-add
 
 for step in $steps; do
   if [ "$step" = tests ] || [ "$step" = all ]; then
@@ -112,21 +106,21 @@ for step in $steps; do
   if [ "$step" = spmv ] || [ "$step" = all ]; then
     for m in ${MODES:-N T}; do
       for s in $suites; do
-        over_suite "$s" "spmv-$m" spk_bench --format "$formats" --scalar "$scalar" --mode "$m" \
+        over_suite "$s" "spmv-$m" "$spk_bench" --format "$formats" --scalar "$scalar" --mode "$m" \
           --warmup "${WARMUP:-5}" --repeat "${REPEAT:-50}"
       done
     done
   fi
   if [ "$step" = add ] || [ "$step" = all ]; then
     for s in $suites; do
-      over_suite "$s" add spk_add --scalar "$scalar" --ops "${OPS:-NN,TN,NT,TT}" \
+      over_suite "$s" add "$spk_add" --scalar "$scalar" --ops "${OPS:-NN,TN,NT,TT}" \
         --warmup "${WARMUP:-3}" --repeat "${REPEAT:-20}"
     done
   fi
   if [ "$step" = memory ] || [ "$step" = all ]; then
     # on the host (no timing): HiSparse's pool against the CSR arrays
     for s in $suites; do
-      over_suite "$s" memory spk_bench --memory-only --format hisparse --scalar "$scalar"
+      over_suite "$s" memory "$spk_bench" --memory-only --format hisparse --scalar "$scalar"
     done
   fi
 done

@@ -294,6 +294,10 @@ struct HiSparseAddParams {
   int merge_team_size = 0;
   /// Team size of larger merges and of the bitmap pairs (GPU default 256).
   int team_size = 0;
+  /// Pairs of two sparse nodes (either orientation) by one warp each, with occupancy bitmaps in
+  /// shared memory: used where possible (32-lane warps, 32 <= d <= 128); false sends them to
+  /// the team merge and bitmap paths above.
+  bool warp_pairs = true;
 };
 
 /// C = op(A) + op(B), where op applies each operand's state (transposed flag and scale), e.g.
@@ -328,6 +332,8 @@ HiSparseMatrix<S, O, D> add(const HiSparseMatrix<S, O, D>& a, const HiSparseMatr
   if (params.small_pairs_per_team > 0) launch.small_pairs_per_team = params.small_pairs_per_team;
   if (params.merge_team_size > 0) launch.merge_team = params.merge_team_size;
   if (params.team_size > 0) launch.big_team = params.team_size;
+  launch.warp_pairs = launch.warp_pairs && params.warp_pairs &&
+                      impl::hisparse::warp_pairs_possible<exec>(a.node_size());
   auto data = impl::hisparse::add_hisparse<S>(a.data(), a.transposed(), a.scale(), b.data(),
                                               b.transposed(), b.scale(), a.nrows(), a.ncols(),
                                               launch);

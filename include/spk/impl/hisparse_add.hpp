@@ -29,7 +29,13 @@
 //               occupancy bitmaps in team scratch (a counting sort over local positions), scans
 //               the word popcounts of their union for the output positions and fills the node:
 //               the first operand writes, then after a barrier the second adds (leaf) or pairs
-//               up with the child the first left in the slot (inner).
+//               up with the child the first left in the slot (inner);
+//   warp        (GPU default for 32 <= d <= 128) two sparse nodes, either orientation: the
+//               bitmap method by one warp per pair, in that warp's part of the team scratch,
+//               with warp-level synchronisation and a shuffle scan of the word popcounts (no
+//               team barrier, no binary search, no sort).
+// Every writer clears its node's padding (dense nodes: every slot before the entries go in),
+// so the result's pool needs no zero fill.
 // Teams beyond the device-side count of their bin exit, so the host launches each level with
 // bounds from the operands' statistics and reads nothing back while traversing; the whole
 // addition reads back once: the pool bytes used, the root reference and the statistics.
@@ -54,8 +60,16 @@ namespace impl {
 namespace hisparse {
 
 /// Pair classes of the addition (see the file comment).
-enum PairBin : unsigned { pair_small = 0, pair_merge = 1, pair_merge_huge = 2, pair_bitmap = 3 };
-constexpr unsigned num_pair_bins = 4;
+enum PairBin : unsigned {
+  pair_small = 0,
+  pair_merge = 1,
+  pair_merge_huge = 2,
+  pair_bitmap = 3,
+  pair_warp = 4
+};
+constexpr unsigned num_pair_bins = 5;
+/// Warps per team of the warp bin.
+constexpr int add_warps_per_team = 4;
 /// Largest entry count of a pair processed by one thread (its register arrays).
 constexpr int add_small_max = 16;
 /// Largest entry count of a pair merged by a warp-sized team.
@@ -79,7 +93,15 @@ struct AddLaunch {
   int small_pairs_per_team = 1;       ///< threads (= pairs) per team of the small bin
   int merge_team = 1;                 ///< team size of the merge bin
   int big_team = 1;                   ///< team size of the merge_huge and bitmap bins
+  bool warp_pairs = false;            ///< pairs of sparse nodes by a warp each (see file comment)
 };
+
+/// Whether the warp bin can take node size d on ExecSpace: a bitmap of d^2 bits is at least a
+/// word per lane and three of them (6 KiB at d = 128) fit a warp's share of the scratch.
+template <class ExecSpace>
+bool warp_pairs_possible(int d) {
+  return Warp<ExecSpace>::size == 32 && d >= 32 && d <= 128;
+}
 
 /// Default launch settings of ExecSpace: one thread per team on CPU backends.
 template <class ExecSpace>
@@ -89,6 +111,7 @@ AddLaunch default_add_launch() {
     l.small_pairs_per_team = 128;
     l.merge_team = 32;
     l.big_team = 256;
+    l.warp_pairs = true;
   }
   return l;
 }
@@ -148,6 +171,7 @@ struct PairClassifier {
   bool trans_a, trans_b;
   int small_entries;
   bool merge;
+  bool warp_pairs;
 
   KOKKOS_INLINE_FUNCTION unsigned operator()(std::uint64_t ra, std::uint64_t rb) const {
     const NodeView a{pool_a, ra}, b{pool_b, rb};
@@ -156,7 +180,9 @@ struct PairClassifier {
     if (na + nb <= small_entries) return pair_small;
     const bool dense_side = (ra && a.type() == dense) || (rb && b.type() == dense);
     const bool trans_side = (ra && trans_a) || (rb && trans_b);
-    if (dense_side || trans_side || !merge) return pair_bitmap;
+    if (dense_side) return pair_bitmap;
+    if (warp_pairs) return pair_warp;
+    if (trans_side || !merge) return pair_bitmap;
     return na + nb <= add_merge_max ? pair_merge : pair_merge_huge;
   }
 };
@@ -187,7 +213,9 @@ struct AddPairs {
 
   /// Team scratch bytes of the bitmap bin: two bitmaps and the prefix counts of their union.
   static std::size_t scratch_bytes(int d) {
-    return Bin == pair_bitmap ? 3 * scratch_u32::shmem_size(bitmap_words(d)) : 0;
+    return Bin == pair_bitmap ? 3 * scratch_u32::shmem_size(bitmap_words(d))
+           : Bin == pair_warp ? scratch_u32::shmem_size(3 * bitmap_words(d) * add_warps_per_team)
+                              : 0;
   }
   KOKKOS_INLINE_FUNCTION static std::size_t bitmap_words(int d) {
     return std::size_t(d) * std::size_t(d) < 32 ? 1 : std::size_t(d) * std::size_t(d) / 32;
@@ -222,6 +250,28 @@ struct AddPairs {
     atomic_add_int(&info(base + 4), bytes);
     atomic_add_int(&info(base + 5 + int(work_bin(t, n))), std::int64_t(1));
     return off;
+  }
+
+  /// Clears what the entries of the result node at `off` with n entries leave unwritten, with
+  /// lanes lane, lane + stride, ...: every slot of a dense node (the caller synchronises before
+  /// writing entries), the padding of a sparse one (by lane 0; disjoint from the entries).
+  KOKKOS_INLINE_FUNCTION void clear(std::int64_t off, std::int64_t n, int lane, int stride) const {
+    const int d = 1 << log2d;
+    const unsigned t = add_node_type(n, int(sizeof(S)), d);
+    char* node = out + off;
+    if (t == dense) {
+      Slot* s = reinterpret_cast<Slot*>(node);
+      for (std::int64_t i = lane; i < std::int64_t(d) * d; i += stride) s[i] = Slot(0);
+      return;
+    }
+    if (lane != 0) return;
+    if (t == coo4) *reinterpret_cast<std::uint32_t*>(node + 4) = 0;
+    std::uint16_t* co = reinterpret_cast<std::uint16_t*>(node + coords_offset(t));
+    const std::int64_t so = slots_offset(t, n);
+    for (std::int64_t i = n; coords_offset(t) + 2 * i < so; ++i) co[i] = 0;
+    Slot* s = reinterpret_cast<Slot*>(node + so);
+    const std::int64_t end = node_bytes(t, n, int(sizeof(S)), d);
+    for (std::int64_t i = n; so + i * std::int64_t(sizeof(Slot)) < end; ++i) s[i] = Slot(0);
   }
 
   /// Queues the child pair (ra, rb) of the result's entry (r, c) of pair w, whose reference
@@ -267,6 +317,7 @@ struct AddPairs {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     if constexpr (Bin == pair_small) small(m);
     else if constexpr (Bin == pair_bitmap) bitmap(m);
+    else if constexpr (Bin == pair_warp) warp_bitmap(m);
     else merge(m);
   }
 
@@ -312,6 +363,7 @@ struct AddPairs {
       if ((key[i] >> 1) == (key[i - 1] >> 1)) --n;
     const std::int64_t off = publish(n, w.parent);
     if (off < 0) return;
+    clear(off, n, 0, 1);
     std::int64_t pos = 0;
     for (int i = 0; i < cnt; ++pos) {
       const unsigned p = key[i] >> 1;
@@ -352,6 +404,7 @@ struct AddPairs {
       }
       const std::int64_t off = publish(n, w.parent);
       if (off < 0) return;
+      clear(off, n, 0, 1);
       for (std::int64_t i = 0, j = 0, pos = 0; i < n_a || j < n_b; ++pos) {
         const unsigned ka = i < n_a ? row_major_key(ca[i]) : 0x10000u;
         const unsigned kb = j < n_b ? row_major_key(cb[j]) : 0x10000u;
@@ -377,6 +430,8 @@ struct AddPairs {
     Kokkos::single(
         Kokkos::PerTeam(m), [&](std::int64_t& o) { o = publish(n, w.parent); }, off);
     if (off < 0) return;
+    clear(off, n, m.team_rank(), m.team_size());
+    m.team_barrier();
     // output rank of A's entry i: i + (B's entries before it) - (common entries before it); the
     // scan counts the common ones among A's entries, so the B side of a common entry is
     // written by A's thread
@@ -400,6 +455,100 @@ struct AddPairs {
                                    w, false, Slot(0), true, sb[j]);
                             if (both) before += 1;
                           });
+  }
+
+  /// A warp per pair of sparse nodes (any orientation): the bitmap method of bitmap() in the
+  /// warp's part of the team scratch; lanes synchronise with __syncwarp (which also orders the
+  /// warp's global writes) and scan the word popcounts with shuffles, 32 words per round.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void warp_bitmap(const Member& m) const {
+    using warp = Warp<exec>;
+    const std::int64_t k = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
+    if (k >= in_count(Bin)) return;  // uniform over the warp
+    const AddItem w = in(begin + k);
+    const int d = 1 << log2d;
+    const int nw = int(bitmap_words(d));  // a multiple of 32 (warp_pairs_possible)
+    const int lane = warp::lane();
+    scratch_u32 all(m.team_scratch(0), std::size_t(3 * nw * m.team_size()));
+    std::uint32_t* bits_a = all.data() + std::size_t(3 * nw) * std::size_t(m.team_rank());
+    std::uint32_t* bits_b = bits_a + nw;
+    std::uint32_t* prefix = bits_b + nw;
+    for (int i = lane; i < nw; i += warp::size) {
+      bits_a[i] = 0;
+      bits_b[i] = 0;
+    }
+    warp::sync();
+    const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
+    auto mark = [&](const NodeView& nd, bool trans, std::uint32_t* bits) {
+      for_each_entry<exec, Slot>(nd, log2d, lane, warp::size, [&](unsigned r, unsigned c, Slot) {
+        unsigned ro, co;
+        orient(trans, r, c, ro, co);
+        const unsigned p = ro * unsigned(d) + co;
+        Kokkos::atomic_fetch_or(&bits[p >> 5], std::uint32_t(1) << (p & 31));
+      });
+    };
+    if (w.ref_a) mark(na, classify.trans_a, bits_a);
+    if (w.ref_b) mark(nb, classify.trans_b, bits_b);
+    warp::sync();
+    std::uint32_t total = 0;
+    for (int j = 0; j < nw; j += warp::size) {
+      const std::uint32_t c = std::uint32_t(popcount32(bits_a[j + lane] | bits_b[j + lane]));
+      std::uint32_t incl = c;
+      for (int o = 1; o < warp::size; o <<= 1) {
+        const std::uint32_t v = warp::shfl_up(incl, o);
+        if (lane >= o) incl += v;
+      }
+      prefix[j + lane] = total + incl - c;
+      total += warp::shfl(incl, warp::size - 1);
+    }
+    warp::sync();
+    const std::int64_t n = total;
+    std::int64_t off = 0;
+    if (lane == 0) off = publish(n, w.parent);
+    off = warp::shfl(off, 0);
+    if (off < 0) return;
+    clear(off, n, lane, warp::size);
+    warp::sync();
+    const unsigned t = add_node_type(n, int(sizeof(S)), d);
+    std::uint16_t* coords = reinterpret_cast<std::uint16_t*>(out + off + coords_offset(t));
+    Slot* slots = reinterpret_cast<Slot*>(out + off + slots_offset(t, n));
+    const std::int64_t slots_at = off + slots_offset(t, n);
+    auto slot_of = [&](unsigned p) -> std::int64_t {
+      if (t == dense) return p;
+      const std::uint32_t below = (std::uint32_t(1) << (p & 31)) - 1;
+      return std::int64_t(prefix[p >> 5]) + popcount32((bits_a[p >> 5] | bits_b[p >> 5]) & below);
+    };
+    // A first; a child shared with B waits in the slot for B's lane (as in bitmap())
+    if (w.ref_a)
+      for_each_entry<exec, Slot>(na, log2d, lane, warp::size, [&](unsigned r, unsigned c, Slot v) {
+        unsigned ro, co;
+        orient(classify.trans_a, r, c, ro, co);
+        const unsigned p = ro * unsigned(d) + co;
+        const std::int64_t s = slot_of(p);
+        if (t != dense) coords[s] = pack(ro, co);
+        if constexpr (Leaf) {
+          slots[s] = scale_a * v;
+        } else {
+          if ((bits_b[p >> 5] >> (p & 31)) & 1u) slots[s] = v;
+          else enqueue(std::uint64_t(v), 0, w, ro, co, slots_at + s * std::int64_t(sizeof(Slot)));
+        }
+      });
+    warp::sync();
+    if (w.ref_b)
+      for_each_entry<exec, Slot>(nb, log2d, lane, warp::size, [&](unsigned r, unsigned c, Slot v) {
+        unsigned ro, co;
+        orient(classify.trans_b, r, c, ro, co);
+        const unsigned p = ro * unsigned(d) + co;
+        const std::int64_t s = slot_of(p);
+        const bool both = ((bits_a[p >> 5] >> (p & 31)) & 1u) != 0;
+        if (t != dense && !both) coords[s] = pack(ro, co);
+        if constexpr (Leaf) {
+          slots[s] = both ? slots[s] + scale_b * v : scale_b * v;
+        } else {
+          enqueue(both ? std::uint64_t(slots[s]) : 0, std::uint64_t(v), w, ro, co,
+                  slots_at + s * std::int64_t(sizeof(Slot)));
+        }
+      });
   }
 
   /// A team per pair with a dense or a transposed side: occupancy bitmaps in team scratch.
@@ -443,6 +592,8 @@ struct AddPairs {
     Kokkos::single(
         Kokkos::PerTeam(m), [&](std::int64_t& o) { o = publish(n, w.parent); }, off);
     if (off < 0) return;
+    clear(off, n, m.team_rank(), m.team_size());
+    m.team_barrier();
     const unsigned t = add_node_type(n, int(sizeof(S)), d);
     std::uint16_t* coords = reinterpret_cast<std::uint16_t*>(out + off + coords_offset(t));
     Slot* slots = reinterpret_cast<Slot*>(out + off + slots_offset(t, n));
@@ -505,12 +656,13 @@ struct AddQueue {
 /// of a kind the operands' statistics count:
 ///   small: a node with <= 16 entries (COO1, COO2, COO4 up to 64, dense when d^2 <= 16);
 ///   merge: a sparse node of an untransposed operand; merge_huge: one with > 256 entries;
-///   bitmap: a dense node, or a sparse node of a transposed operand (any, without merging).
+///   bitmap: a dense node, or a sparse node of a transposed operand (any, without merging);
+///   warp (when enabled: merge and bitmap then get no sparse pairs): a sparse node.
 template <class Device>
 AddQueue<Device> make_add_queue(const HiSparseData<Device>& a, bool ta,
                                 const HiSparseData<Device>& b, bool tb, int l,
                                 const AddLaunch& launch) {
-  std::int64_t cap[num_pair_bins] = {0, 0, 0, 0};
+  std::int64_t cap[num_pair_bins] = {};
   std::int64_t total = 0;
   auto count = [&](const HiSparseData<Device>& x, bool trans) {
     if (std::size_t(l) >= x.stats.level.size()) return;
@@ -518,12 +670,13 @@ AddQueue<Device> make_add_queue(const HiSparseData<Device>& a, bool ta,
     total += s.sparse_nodes + s.dense_nodes;
     cap[pair_small] += s.bin_nodes[bin_coo1] + s.bin_nodes[bin_coo2] + s.bin_nodes[bin_small] +
                        s.bin_nodes[bin_medium] + (x.d * x.d <= add_small_max ? s.dense_nodes : 0);
-    const bool merged = launch.merge && !trans;
+    const bool merged = !launch.warp_pairs && launch.merge && !trans;
+    if (launch.warp_pairs) cap[pair_warp] += s.sparse_nodes;
     if (merged) {
       cap[pair_merge] += s.sparse_nodes;
       cap[pair_merge_huge] += s.bin_nodes[bin_large] + s.bin_nodes[bin_huge];
     }
-    cap[pair_bitmap] += s.dense_nodes + (merged ? 0 : s.sparse_nodes);
+    cap[pair_bitmap] += s.dense_nodes + (merged || launch.warp_pairs ? 0 : s.sparse_nodes);
   };
   count(a, ta);
   count(b, tb);
@@ -570,6 +723,19 @@ void launch_add_bin(const PairClassifier& cls, char* out, std::int64_t out_capac
     f.next_bins = PairBins{};
   }
   f.info = info;
+  if constexpr (Bin == pair_warp) {
+    // add_warps_per_team warps of 32 lanes, a pair each
+    const std::size_t scratch = F::scratch_bytes(1 << log2d);
+    f.groups = add_warps_per_team;
+    const std::int64_t league = (cap + add_warps_per_team - 1) / add_warps_per_team;
+    require(league <= std::int64_t(std::numeric_limits<int>::max()), "spk::add (HiSparse)",
+            "level ", level, " has ", cap, " node pairs, more than one launch takes");
+    Kokkos::TeamPolicy<exec> policy(int(league), add_warps_per_team, Warp<exec>::size);
+    policy = policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+    Kokkos::parallel_for(Leaf ? "spk::hisparse::add_leaves_warp" : "spk::hisparse::add_inner_warp",
+                         policy, f);
+    return;
+  }
   const int want = Bin == pair_small  ? launch.small_pairs_per_team
                    : Bin == pair_merge ? launch.merge_team
                                        : launch.big_team;
@@ -597,6 +763,8 @@ void launch_add_level(const PairClassifier& cls, char* out, std::int64_t out_cap
                                                level, q, next, info, launch);
   launch_add_bin<S, Device, Leaf, pair_merge_huge>(cls, out, out_capacity, log2d, scale_a,
                                                    scale_b, level, q, next, info, launch);
+  launch_add_bin<S, Device, Leaf, pair_warp>(cls, out, out_capacity, log2d, scale_a, scale_b,
+                                             level, q, next, info, launch);
   launch_add_bin<S, Device, Leaf, pair_merge>(cls, out, out_capacity, log2d, scale_a, scale_b,
                                               level, q, next, info, launch);
   launch_add_bin<S, Device, Leaf, pair_small>(cls, out, out_capacity, log2d, scale_a, scale_b,
@@ -617,7 +785,7 @@ template <class S, class Device>
 std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a, bool trans_a,
                                                    S scale_a, const HiSparseData<Device>& b,
                                                    bool trans_b, S scale_b, std::int64_t nrows,
-                                                   std::int64_t ncols, const AddLaunch& launch) {
+                                                   std::int64_t ncols, const AddLaunch& launch_in) {
   using exec = typename Device::execution_space;
   using ref_type = ref_t<S>;
   static_assert(sizeof(S) == sizeof(ref_type), "HiSparse slots: value and reference widths");
@@ -637,6 +805,8 @@ std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a
   const int levels = a.levels;
   const int d = a.d;
   const int slot_bytes = int(sizeof(S));
+  AddLaunch launch = launch_in;
+  launch.warp_pairs = launch.warp_pairs && warp_pairs_possible<exec>(d);
   // Pool bound. A result node is never larger than a dense node, so a pair with a dense side
   // takes at most that side's bytes, and a one-sided pair at most its node's (sizes grow with
   // the entry count). For two sparse nodes of a and b entries (bytes >= 4 + (2 + s) a each: a
@@ -648,7 +818,10 @@ std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a
   const std::int64_t extra = align16(14 + 3 * slot_bytes);
   const std::int64_t capacity = a.stats.pool_bytes + b.stats.pool_bytes +
                                 extra * std::min(total_nodes(a), total_nodes(b));
-  Kokkos::View<std::uint64_t*, Device> big("spk::hisparse::add_pool", std::size_t(capacity / 8));
+  // not zeroed: every node's writer clears its padding (AddPairs::clear)
+  Kokkos::View<std::uint64_t*, Device> big(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::add_pool"),
+      std::size_t(capacity / 8));
   Kokkos::View<std::int64_t*, Device> info(
       "spk::hisparse::add_info", std::size_t(add_info_levels + levels * add_info_per_level));
   const PairClassifier cls{reinterpret_cast<const char*>(a.pool.data()),
@@ -657,7 +830,8 @@ std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a
                            trans_a,
                            trans_b,
                            launch.small_entries,
-                           launch.merge};
+                           launch.merge,
+                           launch.warp_pairs};
   AddQueue<Device> q = make_add_queue(a, trans_a, b, trans_b, 0, launch);
   {
     const std::uint64_t ra = a.root, rb = b.root;
