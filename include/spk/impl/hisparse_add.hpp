@@ -30,7 +30,8 @@
 //               the word popcounts of their union for the output positions and fills the node:
 //               the first operand writes, then after a barrier the second adds (leaf) or pairs
 //               up with the child the first left in the slot (inner);
-//   warp        (GPU default for 32 <= d <= 128) two sparse nodes, either orientation: the
+//   warp        (GPU default for 32 <= d <= 128) two sparse nodes, either orientation, of up
+//               to add_warp_max entries together (larger pairs go to bitmap): the
 //               bitmap method by one warp per pair, in that warp's part of the team scratch,
 //               with warp-level synchronisation and a shuffle scan of the word popcounts (no
 //               team barrier, no binary search, no sort).
@@ -70,6 +71,9 @@ enum PairBin : unsigned {
 constexpr unsigned num_pair_bins = 5;
 /// Warps per team of the warp bin.
 constexpr int add_warps_per_team = 4;
+/// Largest entry count of a pair of the warp bin (larger ones: a team, the bitmap bin); a
+/// pair this large holds a node of bin_huge (> 512 entries), which bounds the bitmap queue.
+constexpr std::int64_t add_warp_max = 1024;
 /// Largest entry count of a pair processed by one thread (its register arrays).
 constexpr int add_small_max = 16;
 /// Largest entry count of a pair merged by a warp-sized team.
@@ -181,7 +185,7 @@ struct PairClassifier {
     const bool dense_side = (ra && a.type() == dense) || (rb && b.type() == dense);
     const bool trans_side = (ra && trans_a) || (rb && trans_b);
     if (dense_side) return pair_bitmap;
-    if (warp_pairs) return pair_warp;
+    if (warp_pairs) return na + nb <= add_warp_max ? pair_warp : pair_bitmap;
     if (trans_side || !merge) return pair_bitmap;
     return na + nb <= add_merge_max ? pair_merge : pair_merge_huge;
   }
@@ -195,6 +199,8 @@ struct AddPairs {
   using Slot = std::conditional_t<Leaf, S, ref_type>;
   using scratch_u32 =
       Kokkos::View<std::uint32_t*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using scratch_i64 =
+      Kokkos::View<std::int64_t*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
   PairClassifier classify;  // pools, d, orientation; classifies the child pairs
   char* out;
@@ -212,10 +218,14 @@ struct AddPairs {
   Kokkos::View<std::int64_t*, Device> info;
 
   /// Team scratch bytes of the bitmap bin: two bitmaps and the prefix counts of their union.
-  static std::size_t scratch_bytes(int d) {
+  /// (units: pairs per team, for the small and warp bins' publish_team)
+  static std::size_t scratch_bytes(int d, int units) {
     return Bin == pair_bitmap ? 3 * scratch_u32::shmem_size(bitmap_words(d))
-           : Bin == pair_warp ? scratch_u32::shmem_size(3 * bitmap_words(d) * add_warps_per_team)
-                              : 0;
+           : Bin == pair_warp
+               ? scratch_u32::shmem_size(3 * bitmap_words(d) * add_warps_per_team) +
+                     scratch_i64::shmem_size(std::size_t(publish_scratch(add_warps_per_team)))
+           : Bin == pair_small ? scratch_i64::shmem_size(std::size_t(publish_scratch(units)))
+                               : 0;
   }
   KOKKOS_INLINE_FUNCTION static std::size_t bitmap_words(int d) {
     return std::size_t(d) * std::size_t(d) < 32 ? 1 : std::size_t(d) * std::size_t(d) / 32;
@@ -231,24 +241,90 @@ struct AddPairs {
   /// Allocates the result node of a pair with n entries, writes its count, patches the parent
   /// slot and counts the node in the level's statistics. Returns its offset, -1 on overflow.
   KOKKOS_INLINE_FUNCTION std::int64_t publish(std::int64_t n, std::int64_t parent) const {
-    const int d = 1 << log2d;
-    const unsigned t = add_node_type(n, int(sizeof(S)), d);
-    const std::int64_t bytes = node_bytes(t, n, int(sizeof(S)), d);
+    const std::int64_t bytes = result_bytes(n);
     const std::int64_t off = atomic_fetch_add_int(&info(add_info_used), bytes);
     if (off + bytes > out_capacity) {
       info(add_info_error) = 1;
       return -1;
     }
+    place(off, n, parent);
+    count_node(&info(add_info_levels + level * add_info_per_level), n);
+    return off;
+  }
+
+  /// Bytes of the result node of a pair with n entries.
+  KOKKOS_INLINE_FUNCTION std::int64_t result_bytes(std::int64_t n) const {
+    const int d = 1 << log2d;
+    return node_bytes(add_node_type(n, int(sizeof(S)), d), n, int(sizeof(S)), d);
+  }
+
+  /// Writes the count of the result node at `off` with n entries and patches its parent slot.
+  KOKKOS_INLINE_FUNCTION void place(std::int64_t off, std::int64_t n, std::int64_t parent) const {
+    const unsigned t = add_node_type(n, int(sizeof(S)), 1 << log2d);
     if (t != dense) *reinterpret_cast<std::uint32_t*>(out + off) = std::uint32_t(n);
     const std::uint64_t ref = make_ref(std::uint64_t(off), t);
     if (parent < 0) info(add_info_root) = std::int64_t(ref);
     else *reinterpret_cast<ref_type*>(out + parent) = ref_type(ref);
-    const int base = add_info_levels + level * add_info_per_level;
+  }
+
+  /// Adds a result node with n entries to the statistics `st` of a level (laid out as in
+  /// AddInfo: sparse nodes, dense nodes, sparse entries, dense entries, bytes, nodes per bin).
+  KOKKOS_INLINE_FUNCTION void count_node(std::int64_t* st, std::int64_t n) const {
+    const int d = 1 << log2d;
+    const unsigned t = add_node_type(n, int(sizeof(S)), d);
     const bool is_dense = t == dense;
-    atomic_add_int(&info(base + (is_dense ? 1 : 0)), std::int64_t(1));
-    atomic_add_int(&info(base + (is_dense ? 3 : 2)), n);
-    atomic_add_int(&info(base + 4), bytes);
-    atomic_add_int(&info(base + 5 + int(work_bin(t, n))), std::int64_t(1));
+    atomic_add_int(&st[is_dense ? 1 : 0], std::int64_t(1));
+    atomic_add_int(&st[is_dense ? 3 : 2], n);
+    atomic_add_int(&st[4], node_bytes(t, n, int(sizeof(S)), d));
+    atomic_add_int(&st[5 + int(work_bin(t, n))], std::int64_t(1));
+  }
+
+  /// int64 values of the team scratch publish_team needs for `units` units.
+  KOKKOS_INLINE_FUNCTION static int publish_scratch(int units) {
+    return units + 1 + add_info_per_level;
+  }
+
+  /// publish() for the units of a team (threads of the small bin, warps of the warp bin) at
+  /// once: one atomic on the pool counter and one per nonzero statistic per team instead of
+  /// per node (the counters are few and every node hits them). Every thread of the team calls
+  /// it (two team barriers): unit `unit` of `units` (vec lanes each, `leader` its first lane),
+  /// `active` when it holds a pair whose result has n entries. Returns the node's offset; -1
+  /// for an inactive unit or on overflow. `shared`: publish_scratch(units) int64 of scratch.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION std::int64_t publish_team(const Member& m, int unit, int units, int vec,
+                                                   bool leader, bool active, std::int64_t n,
+                                                   std::int64_t parent,
+                                                   std::int64_t* shared) const {
+    std::int64_t* part = shared;       // bytes per unit, then their exclusive offsets
+    std::int64_t* base = shared + units;  // the team's first byte in the pool
+    std::int64_t* st = base + 1;          // the team's statistics of this level
+    const int flat = m.team_rank() * vec + Warp<exec>::lane() % vec;
+    const int threads = m.team_size() * vec;
+    if (leader) part[unit] = active ? result_bytes(n) : 0;
+    for (int i = flat; i < add_info_per_level; i += threads) st[i] = 0;
+    m.team_barrier();
+    if (leader && active) count_node(st, n);
+    if (flat == 0) {
+      std::int64_t total = 0;
+      for (int u = 0; u < units; ++u) {
+        const std::int64_t b = part[u];
+        part[u] = total;
+        total += b;
+      }
+      std::int64_t at = total > 0 ? atomic_fetch_add_int(&info(add_info_used), total) : 0;
+      if (at + total > out_capacity) {
+        info(add_info_error) = 1;
+        at = -1;
+      }
+      *base = at;
+    }
+    m.team_barrier();
+    std::int64_t* global = &info(add_info_levels + level * add_info_per_level);
+    for (int i = flat; i < add_info_per_level; i += threads)
+      if (st[i] != 0) atomic_add_int(&global[i], st[i]);
+    if (!active || *base < 0) return -1;
+    const std::int64_t off = *base + part[unit];
+    if (leader) place(off, n, parent);
     return off;
   }
 
@@ -326,8 +402,9 @@ struct AddPairs {
   template <class Member>
   KOKKOS_INLINE_FUNCTION void small(const Member& m) const {
     const std::int64_t k = std::int64_t(m.league_rank()) * groups + m.team_rank();
-    if (k >= in_count(Bin)) return;
-    const AddItem w = in(begin + k);
+    const bool active = k < in_count(Bin);
+    AddItem w{0, 0, 0, 0, 0};
+    if (active) w = in(begin + k);
     const int d = 1 << log2d;
     std::uint32_t key[add_small_max];  // (row-major position << 1) | operand
     Slot val[add_small_max];
@@ -361,7 +438,9 @@ struct AddPairs {
     std::int64_t n = cnt;
     for (int i = 1; i < cnt; ++i)
       if ((key[i] >> 1) == (key[i - 1] >> 1)) --n;
-    const std::int64_t off = publish(n, w.parent);
+    scratch_i64 shared(m.team_scratch(0), std::size_t(publish_scratch(groups)));
+    const std::int64_t off =
+        publish_team(m, m.team_rank(), groups, 1, true, active, n, w.parent, shared.data());
     if (off < 0) return;
     clear(off, n, 0, 1);
     std::int64_t pos = 0;
@@ -464,12 +543,18 @@ struct AddPairs {
   KOKKOS_INLINE_FUNCTION void warp_bitmap(const Member& m) const {
     using warp = Warp<exec>;
     const std::int64_t k = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
-    if (k >= in_count(Bin)) return;  // uniform over the warp
-    const AddItem w = in(begin + k);
+    const bool active = k < in_count(Bin);  // uniform over the warp
     const int d = 1 << log2d;
     const int nw = int(bitmap_words(d));  // a multiple of 32 (warp_pairs_possible)
     const int lane = warp::lane();
     scratch_u32 all(m.team_scratch(0), std::size_t(3 * nw * m.team_size()));
+    scratch_i64 shared(m.team_scratch(0), std::size_t(publish_scratch(m.team_size())));
+    if (!active) {  // the team's allocation needs every warp
+      publish_team(m, m.team_rank(), m.team_size(), warp::size, lane == 0, false, 0, -1,
+                   shared.data());
+      return;
+    }
+    const AddItem w = in(begin + k);
     std::uint32_t* bits_a = all.data() + std::size_t(3 * nw) * std::size_t(m.team_rank());
     std::uint32_t* bits_b = bits_a + nw;
     std::uint32_t* prefix = bits_b + nw;
@@ -503,9 +588,8 @@ struct AddPairs {
     }
     warp::sync();
     const std::int64_t n = total;
-    std::int64_t off = 0;
-    if (lane == 0) off = publish(n, w.parent);
-    off = warp::shfl(off, 0);
+    const std::int64_t off = publish_team(m, m.team_rank(), m.team_size(), warp::size, lane == 0,
+                                          true, n, w.parent, shared.data());
     if (off < 0) return;
     clear(off, n, lane, warp::size);
     warp::sync();
@@ -657,7 +741,8 @@ struct AddQueue {
 ///   small: a node with <= 16 entries (COO1, COO2, COO4 up to 64, dense when d^2 <= 16);
 ///   merge: a sparse node of an untransposed operand; merge_huge: one with > 256 entries;
 ///   bitmap: a dense node, or a sparse node of a transposed operand (any, without merging);
-///   warp (when enabled: merge and bitmap then get no sparse pairs): a sparse node.
+///   warp (when enabled: merge gets no pairs, bitmap only sparse pairs of more than
+///   add_warp_max entries, which hold a node of more than 512): a sparse node.
 template <class Device>
 AddQueue<Device> make_add_queue(const HiSparseData<Device>& a, bool ta,
                                 const HiSparseData<Device>& b, bool tb, int l,
@@ -676,7 +761,9 @@ AddQueue<Device> make_add_queue(const HiSparseData<Device>& a, bool ta,
       cap[pair_merge] += s.sparse_nodes;
       cap[pair_merge_huge] += s.bin_nodes[bin_large] + s.bin_nodes[bin_huge];
     }
-    cap[pair_bitmap] += s.dense_nodes + (merged || launch.warp_pairs ? 0 : s.sparse_nodes);
+    cap[pair_bitmap] += s.dense_nodes + (launch.warp_pairs ? s.bin_nodes[bin_huge]
+                                         : merged       ? 0
+                                                        : s.sparse_nodes);
   };
   count(a, ta);
   count(b, tb);
@@ -725,7 +812,7 @@ void launch_add_bin(const PairClassifier& cls, char* out, std::int64_t out_capac
   f.info = info;
   if constexpr (Bin == pair_warp) {
     // add_warps_per_team warps of 32 lanes, a pair each
-    const std::size_t scratch = F::scratch_bytes(1 << log2d);
+    const std::size_t scratch = F::scratch_bytes(1 << log2d, add_warps_per_team);
     f.groups = add_warps_per_team;
     const std::int64_t league = (cap + add_warps_per_team - 1) / add_warps_per_team;
     require(league <= std::int64_t(std::numeric_limits<int>::max()), "spk::add (HiSparse)",
@@ -739,10 +826,11 @@ void launch_add_bin(const PairClassifier& cls, char* out, std::int64_t out_capac
   const int want = Bin == pair_small  ? launch.small_pairs_per_team
                    : Bin == pair_merge ? launch.merge_team
                                        : launch.big_team;
-  const std::size_t scratch = F::scratch_bytes(1 << log2d);
   Kokkos::TeamPolicy<exec> probe(1, 1);
-  if (scratch > 0) probe = probe.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  const std::size_t probe_scratch = F::scratch_bytes(1 << log2d, want);
+  if (probe_scratch > 0) probe = probe.set_scratch_size(0, Kokkos::PerTeam(probe_scratch));
   const int team = std::max(1, std::min(want, probe.team_size_max(f, Kokkos::ParallelForTag())));
+  const std::size_t scratch = F::scratch_bytes(1 << log2d, team);
   f.groups = Bin == pair_small ? team : 1;
   const std::int64_t league = (cap + f.groups - 1) / f.groups;
   require(league <= std::int64_t(std::numeric_limits<int>::max()), "spk::add (HiSparse)",
