@@ -27,6 +27,11 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
+// Kokkos' memory-space handle, passed by value to the copy callbacks
+struct SpaceHandle {
+  char name[64];
+};
+
 struct Totals {
   std::uint64_t count = 0;
   double ms = 0;
@@ -124,6 +129,18 @@ void kokkosp_begin_parallel_reduce(const char* name, std::uint32_t, std::uint64_
   begin_kernel("reduce", name, id);
 }
 void kokkosp_end_parallel_reduce(std::uint64_t id) { end_kernel(id); }
+
+// deep copies (cudaMemcpy and host copies) time like kernels; the labels name the views
+void kokkosp_begin_deep_copy(SpaceHandle, const char* dst, const void*, SpaceHandle,
+                             const char* src, const void*, std::uint64_t size) {
+  State& s = state();
+  synchronize();
+  add("[host] before copy", ms_since(s.last_end));
+  s.names.push_back("copy " + std::string(src) + " -> " + dst + " (" +
+                    std::to_string(size >> 20) + " MiB)");
+  s.begin = clock_type::now();
+}
+void kokkosp_end_deep_copy() { end_kernel(state().names.size() - 1); }
 
 void kokkosp_push_profile_region(const char* name) {
   synchronize();

@@ -127,7 +127,10 @@ struct PairBins {
 };
 
 /// Layout of the device-side results: bytes used, root reference, error flag, then per level
-/// sparse nodes, dense nodes, sparse entries, dense entries, bytes, nodes per work_bin.
+/// add_stat_slices copies of: sparse nodes, dense nodes, sparse entries, dense entries, bytes,
+/// nodes per work_bin (a node counts in the copy its offset picks, so the atomics of concurrent
+/// nodes spread over 32 addresses instead of all hitting one; the host sums the copies).
+constexpr int add_stat_slices = 32;
 enum AddInfo : int {
   add_info_used = 0,
   add_info_root = 1,
@@ -218,12 +221,10 @@ struct AddPairs {
   Kokkos::View<std::int64_t*, Device> info;
 
   /// Team scratch bytes of the bitmap bin: two bitmaps and the prefix counts of their union.
-  /// (units: pairs per team, for the small and warp bins' publish_team)
+  /// (units: pairs per team, for the small bin's publish_team)
   static std::size_t scratch_bytes(int d, int units) {
     return Bin == pair_bitmap ? 3 * scratch_u32::shmem_size(bitmap_words(d))
-           : Bin == pair_warp
-               ? scratch_u32::shmem_size(3 * bitmap_words(d) * add_warps_per_team) +
-                     scratch_i64::shmem_size(std::size_t(publish_scratch(add_warps_per_team)))
+           : Bin == pair_warp ? scratch_u32::shmem_size(3 * bitmap_words(d) * add_warps_per_team)
            : Bin == pair_small ? scratch_i64::shmem_size(std::size_t(publish_scratch(units)))
                                : 0;
   }
@@ -248,8 +249,14 @@ struct AddPairs {
       return -1;
     }
     place(off, n, parent);
-    count_node(&info(add_info_levels + level * add_info_per_level), n);
+    count_node(level_stats(off), n);
     return off;
+  }
+
+  /// The copy of this level's statistics that a node at byte `off` counts in.
+  KOKKOS_INLINE_FUNCTION std::int64_t* level_stats(std::int64_t off) const {
+    const int slice = int((off >> 4) & (add_stat_slices - 1));
+    return &info(add_info_levels + (level * add_stat_slices + slice) * add_info_per_level);
   }
 
   /// Bytes of the result node of a pair with n entries.
@@ -284,8 +291,7 @@ struct AddPairs {
     return units + 1 + add_info_per_level;
   }
 
-  /// publish() for the units of a team (threads of the small bin, warps of the warp bin) at
-  /// once: one atomic on the pool counter and one per nonzero statistic per team instead of
+  /// publish() for the units of a team (the threads of the small bin) at once: one atomic on the pool counter and one per nonzero statistic per team instead of
   /// per node (the counters are few and every node hits them). Every thread of the team calls
   /// it (two team barriers): unit `unit` of `units` (vec lanes each, `leader` its first lane),
   /// `active` when it holds a pair whose result has n entries. Returns the node's offset; -1
@@ -319,7 +325,7 @@ struct AddPairs {
       *base = at;
     }
     m.team_barrier();
-    std::int64_t* global = &info(add_info_levels + level * add_info_per_level);
+    std::int64_t* global = level_stats(*base < 0 ? 0 : *base);
     for (int i = flat; i < add_info_per_level; i += threads)
       if (st[i] != 0) atomic_add_int(&global[i], st[i]);
     if (!active || *base < 0) return -1;
@@ -547,13 +553,8 @@ struct AddPairs {
     const int d = 1 << log2d;
     const int nw = int(bitmap_words(d));  // a multiple of 32 (warp_pairs_possible)
     const int lane = warp::lane();
+    if (!active) return;
     scratch_u32 all(m.team_scratch(0), std::size_t(3 * nw * m.team_size()));
-    scratch_i64 shared(m.team_scratch(0), std::size_t(publish_scratch(m.team_size())));
-    if (!active) {  // the team's allocation needs every warp
-      publish_team(m, m.team_rank(), m.team_size(), warp::size, lane == 0, false, 0, -1,
-                   shared.data());
-      return;
-    }
     const AddItem w = in(begin + k);
     std::uint32_t* bits_a = all.data() + std::size_t(3 * nw) * std::size_t(m.team_rank());
     std::uint32_t* bits_b = bits_a + nw;
@@ -588,8 +589,11 @@ struct AddPairs {
     }
     warp::sync();
     const std::int64_t n = total;
-    const std::int64_t off = publish_team(m, m.team_rank(), m.team_size(), warp::size, lane == 0,
-                                          true, n, w.parent, shared.data());
+    // one lane allocates (the statistics' atomics spread over add_stat_slices copies); a team
+    // allocation (publish_team) was slower here: its two barriers tie four warps together
+    std::int64_t off = 0;
+    if (lane == 0) off = publish(n, w.parent);
+    off = warp::shfl(off, 0);
     if (off < 0) return;
     clear(off, n, lane, warp::size);
     warp::sync();
@@ -911,7 +915,8 @@ std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::add_pool"),
       std::size_t(capacity / 8));
   Kokkos::View<std::int64_t*, Device> info(
-      "spk::hisparse::add_info", std::size_t(add_info_levels + levels * add_info_per_level));
+      "spk::hisparse::add_info",
+      std::size_t(add_info_levels + levels * add_stat_slices * add_info_per_level));
   const PairClassifier cls{reinterpret_cast<const char*>(a.pool.data()),
                            reinterpret_cast<const char*>(b.pool.data()),
                            d,
@@ -963,14 +968,17 @@ std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a
   out->root = std::uint64_t(h(add_info_root));
   out->stats.pool_bytes = used;
   for (int l = 0; l < levels; ++l) {
-    const int base = add_info_levels + l * add_info_per_level;
+    std::int64_t sum[add_info_per_level] = {};
+    for (int c = 0; c < add_stat_slices; ++c)
+      for (int i = 0; i < add_info_per_level; ++i)
+        sum[i] += h(add_info_levels + (l * add_stat_slices + c) * add_info_per_level + i);
     HiSparseLevelStats& s = out->stats.level[std::size_t(l)];
-    s.sparse_nodes = h(base + 0);
-    s.dense_nodes = h(base + 1);
-    s.sparse_entries = h(base + 2);
-    s.dense_entries = h(base + 3);
-    s.bytes = h(base + 4);
-    for (unsigned k = 0; k < num_bins; ++k) s.bin_nodes[k] = h(base + 5 + int(k));
+    s.sparse_nodes = sum[0];
+    s.dense_nodes = sum[1];
+    s.sparse_entries = sum[2];
+    s.dense_entries = sum[3];
+    s.bytes = sum[4];
+    for (unsigned k = 0; k < num_bins; ++k) s.bin_nodes[k] = sum[5 + int(k)];
   }
   const HiSparseLevelStats& leaves = out->stats.level.back();
   out->stats.stored_entries = leaves.sparse_entries + leaves.dense_entries;
