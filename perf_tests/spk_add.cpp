@@ -66,7 +66,8 @@ B made from A by moving every entry randomly within +-radius (collisions summed)
   --convert-repeat N     timed HiSparse conversions of A and of B (default 10)
   --json FILE            write the results as JSON (spk-bench's shape; mode = the ops)
   --help                 this text
-Rows: hisparse-convert (A, B), hisparse-add (op), cusparse-geam (NN), cusparse-geam+transpose
+Rows: hisparse-convert (A, B), hisparse-add (op; op+ws: with a HiSparseAddWorkspace kept
+between runs), cusparse-geam (NN), cusparse-geam+transpose
 (TN, NT, TT: csr2csc of the transposed operands + geam, timed together; TT-sum: geam, then
 csr2csc of the sum), cusparse-geam-pretransposed (geam alone on operands transposed before).
 vs_cus = the fastest cuSPARSE way for that op (what a user pays) / HiSparse; vs_pre = cuSPARSE
@@ -466,6 +467,22 @@ void op_rows(const Options& o, const RunInfo& info, CaseData<S>& d, const std::s
     c = HiSparse<S>();
     const auto t =
         time_fresh_ms([&] { c = HiSparse<S>(); }, [&] { c = spk::add(x, y); }, o.warmup, o.repeat);
+    const double own = double(d.sa.memory_bytes() + d.sb.memory_bytes() + r.memory_bytes);
+    set_timing(r, t, flops, bytes_min, own, info.copy_gbps);
+    finish(r, ck);
+  }
+  {  // the same with a workspace kept between the runs (HiSparseAddWorkspace, like cuSPARSE's
+     // buffer, which these runs also keep): no working pool or queue allocation per run
+    const HiSparse<S> x = ta ? d.sa.transpose() : d.sa;
+    const HiSparse<S> y = tb ? d.sb.transpose() : d.sb;
+    Result r = row("hisparse-add", op + "+ws");
+    spk::HiSparseAddWorkspace<Device> ws;
+    HiSparse<S> c = spk::add(x, y, {}, ws);
+    r.memory_bytes = c.memory_bytes();
+    const auto ck = compare<S>(ref, spk::to_host(c.template to_csr<int>()), true);
+    c = HiSparse<S>();
+    const auto t = time_fresh_ms([&] { c = HiSparse<S>(); }, [&] { c = spk::add(x, y, {}, ws); },
+                                 o.warmup, o.repeat);
     const double own = double(d.sa.memory_bytes() + d.sb.memory_bytes() + r.memory_bytes);
     set_timing(r, t, flops, bytes_min, own, info.copy_gbps);
     finish(r, ck);

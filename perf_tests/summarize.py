@@ -452,32 +452,38 @@ def _hisparse_add(runs, scalar):
           "operands + geam, or for TT geam + one csr2csc of the sum), \"pre\" = geam alone on "
           "operands transposed beforehand. Speed-ups: cuSPARSE time / HiSparse time.\n")
     print("| matrix | nnz A | nnz B | nnz C | convert A ms | op | HiSparse ms | cuSPARSE with T ms "
-          "| vs with T | cuSPARSE pre ms | vs pre | HiSparse %copy (own) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| vs with T | cuSPARSE pre ms | vs pre | HiSparse %copy (own) | HiSparse+ws ms "
+          "| +ws vs with T |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     agg = defaultdict(list)
     for matrix in sorted(by, key=lambda m: -nnz[m]):
         ops = by[matrix]
         conv = [r for r in ops["-"]["hisparse-convert"] if r["variant"] == "A"]
         key = "large" if nnz[matrix] >= LARGE_NNZ else "small"
         for op in ADD_OPS:
-            h = ops[op]["hisparse-add"]
-            if not h:
+            rows = ops[op]["hisparse-add"]
+            if not rows:
                 continue
-            h = h[0]
+            h = rows[0]
+            ws = [r for r in rows if r["variant"].endswith("+ws")]
             user = ops[op]["cusparse-geam"] + ops[op]["cusparse-geam+transpose"]
             pre = ops[op]["cusparse-geam"] + ops[op]["cusparse-geam-pretransposed"]
             u = min((r["median_ms"] for r in user), default=None)
             pr = min((r["median_ms"] for r in pre), default=None)
             vs_u = u / h["median_ms"] if u else None
             vs_p = pr / h["median_ms"] if pr else None
+            vs_ws = u / ws[0]["median_ms"] if u and ws else None
             for k in (key, "all"):
                 agg[(k, op, "user")].append(vs_u)
                 agg[(k, op, "pre")].append(vs_p)
+                if vs_ws:
+                    agg[(k, op, "ws")].append(vs_ws)
             print(f"| {matrix} | {h['nnz']} | {h.get('nnz_b', '-')} | {h.get('nnz_c', '-')} | "
                   f"{_fmt(conv[0]['median_ms'], 3) if conv else '-'} | {op} | "
                   f"{h['median_ms']:.4f} | {_fmt(u, 4)} | {_fmt(vs_u)} | {_fmt(pr, 4)} | "
                   f"{_fmt(vs_p)} | {100 * h['copy_fraction']:.0f}% "
-                  f"({100 * h.get('own_copy_fraction', 0):.0f}%) |")
+                  f"({100 * h.get('own_copy_fraction', 0):.0f}%) | "
+                  f"{_fmt(ws[0]['median_ms'], 4) if ws else '-'} | {_fmt(vs_ws)} |")
     print()
     for k in ("large", "all"):
         for op in ADD_OPS:
@@ -487,6 +493,9 @@ def _hisparse_add(runs, scalar):
                 if op != "NN":
                     print(_geo_line(f"{k} matrices, {op}: HiSparse vs cuSPARSE on pretransposed "
                                     "operands", agg[(k, op, "pre")]))
+                if agg[(k, op, "ws")]:
+                    print(_geo_line(f"{k} matrices, {op}: HiSparse with a kept workspace vs "
+                                    "cuSPARSE (with the transposes)", agg[(k, op, "ws")]))
     nn = [x for x in agg[("large", "NN", "user")] if x] or [x for x in agg[("all", "NN", "user")]
                                                             if x]
     if nn:

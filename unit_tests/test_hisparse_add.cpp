@@ -371,6 +371,35 @@ TEST_CASE_TEMPLATE_DEFINE("hisparse add: every pair path gives the same result",
 }
 TEST_CASE_TEMPLATE_APPLY(hs_add_paths, spk_test::all_devices);
 
+TEST_CASE_TEMPLATE_DEFINE("hisparse add: a workspace kept between additions changes nothing",
+                          Device, hs_add_workspace) {
+  using S = double;
+  using H = spk::HiSparseMatrix<S, int, Device>;
+  // a small addition, a larger one (the workspace grows), the small one again (it reuses the
+  // larger buffers: counters and queue tails must start from zero), each against spk::add
+  // without a workspace, entry for entry
+  const auto a1 = spk_test::random_csr<S, int>(300, 300, 6, 31);
+  const auto b1 = perturbed<Device>(a1, 2, 32);
+  const auto a2 = spk_test::random_csr<S, int>(1500, 1500, 20, 33, 700);
+  const auto b2 = perturbed<Device>(a2, 3, 34);
+  spk::HiSparseAddWorkspace<Device> ws;
+  std::size_t grown = 0;
+  for (int round = 0; round < 3; ++round)
+    for (const bool trans : {false, true}) {
+      const bool big = round == 1;
+      const H x(spk::copy_to<Device>(big ? a2 : a1), 32), y(spk::copy_to<Device>(big ? b2 : b1), 32);
+      const H xo = trans ? x.transpose() : x;
+      const auto want = spk::to_host(spk::add(xo, y.scaled(S(-2))).to_csr());
+      const auto got = spk::to_host(spk::add(xo, y.scaled(S(-2)), {}, ws).to_csr());
+      INFO("round " << round << ", transposed " << trans);
+      spk_test::check_round_trip(want, got, RoundTrip::exact);
+      if (round == 1) grown = std::max(grown, ws.bytes());
+    }
+  CHECK(ws.bytes() > 0);
+  CHECK(ws.bytes() == grown);  // the small additions after the large one allocated nothing
+}
+TEST_CASE_TEMPLATE_APPLY(hs_add_workspace, spk_test::all_devices);
+
 TEST_CASE("hisparse add: errors name the shapes and node sizes") {
   using D = spk::impl::HostDevice;
   using H = spk::HiSparseMatrix<double, int, D>;

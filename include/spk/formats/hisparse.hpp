@@ -300,6 +300,23 @@ struct HiSparseAddParams {
   bool warp_pairs = true;
 };
 
+/// Buffers spk::add can keep from one addition to the next (the working pool of about the two
+/// operands' bytes, the level queues, the device counters): repeated additions that pass the
+/// same workspace skip those allocations (like a cuSPARSE external buffer). It grows to the
+/// largest addition it served; bytes() says how much it holds. One addition at a time.
+template <class Device>
+using HiSparseAddWorkspace = impl::hisparse::AddWorkspace<impl::device_t<Device>>;
+
+namespace impl {
+namespace hisparse {
+template <class S, class O, class D>
+HiSparseMatrix<S, O, D> add_checked(const HiSparseMatrix<S, O, D>& a,
+                                    const HiSparseMatrix<S, O, D>& b,
+                                    const HiSparseAddParams& params,
+                                    HiSparseAddWorkspace<D>* workspace);
+}  // namespace hisparse
+}  // namespace impl
+
 /// C = op(A) + op(B), where op applies each operand's state (transposed flag and scale), e.g.
 /// add(A.transpose(), B.scaled(2)) = A^T + 2 B, by a dual top-down traversal of both trees on
 /// their device (impl/hisparse_add.hpp). The result is new content (not transposed, scale 1)
@@ -311,6 +328,23 @@ struct HiSparseAddParams {
 template <class S, class O, class D>
 HiSparseMatrix<S, O, D> add(const HiSparseMatrix<S, O, D>& a, const HiSparseMatrix<S, O, D>& b,
                             const HiSparseAddParams& params = {}) {
+  return impl::hisparse::add_checked(a, b, params, nullptr);
+}
+
+/// spk::add with a workspace kept between calls (see HiSparseAddWorkspace); same result.
+template <class S, class O, class D>
+HiSparseMatrix<S, O, D> add(const HiSparseMatrix<S, O, D>& a, const HiSparseMatrix<S, O, D>& b,
+                            const HiSparseAddParams& params, HiSparseAddWorkspace<D>& workspace) {
+  return impl::hisparse::add_checked(a, b, params, &workspace);
+}
+
+namespace impl {
+namespace hisparse {
+template <class S, class O, class D>
+HiSparseMatrix<S, O, D> add_checked(const HiSparseMatrix<S, O, D>& a,
+                                    const HiSparseMatrix<S, O, D>& b,
+                                    const HiSparseAddParams& params,
+                                    HiSparseAddWorkspace<D>* workspace) {
   using Matrix = HiSparseMatrix<S, O, D>;
   using exec = typename Matrix::execution_space;
   const char* where = "spk::add (HiSparse)";
@@ -336,8 +370,10 @@ HiSparseMatrix<S, O, D> add(const HiSparseMatrix<S, O, D>& a, const HiSparseMatr
                       impl::hisparse::warp_pairs_possible<exec>(a.node_size());
   auto data = impl::hisparse::add_hisparse<S>(a.data(), a.transposed(), a.scale(), b.data(),
                                               b.transposed(), b.scale(), a.nrows(), a.ncols(),
-                                              launch);
+                                              launch, workspace);
   return Matrix(std::shared_ptr<const typename Matrix::data_type>(std::move(data)), false, S(1));
 }
+}  // namespace hisparse
+}  // namespace impl
 
 }  // namespace spk

@@ -47,6 +47,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <spk/error.hpp>
@@ -739,6 +740,44 @@ struct AddQueue {
   Kokkos::View<std::int64_t*, Device> tail;
 };
 
+/// Buffers an addition can keep for the next one (spk::HiSparseAddWorkspace): the working pool,
+/// the device counters and one queue per level. Each grows to the largest request seen; a
+/// request that fits reuses the buffer (counters and queue tails are reset with a memset).
+template <class Device>
+struct AddWorkspace {
+  Kokkos::View<std::uint64_t*, Device> pool;
+  Kokkos::View<std::int64_t*, Device> info;
+  std::vector<Kokkos::View<AddItem*, Device>> items;
+  std::vector<Kokkos::View<std::int64_t*, Device>> tails;
+
+  /// Device bytes held.
+  std::size_t bytes() const {
+    std::size_t b = pool.span() * sizeof(std::uint64_t) + info.span() * sizeof(std::int64_t);
+    for (const auto& v : items) b += v.span() * sizeof(AddItem);
+    for (const auto& v : tails) b += v.span() * sizeof(std::int64_t);
+    return b;
+  }
+};
+
+/// A buffer of at least n elements: `keep` when it is large enough, else a new one (stored in
+/// `keep` when a workspace is given). `zero`: the first n elements read as zero.
+template <class View>
+View add_buffer(View* keep, std::size_t n, const char* label, bool zero) {
+  if (keep && keep->extent(0) >= n) {
+    if (zero)
+      Kokkos::deep_copy(Kokkos::subview(*keep, std::make_pair(std::size_t(0), n)),
+                        typename View::non_const_value_type{});
+    return *keep;
+  }
+  View v = zero ? View(std::string(label), n)
+                : View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
+  if (keep) {
+    *keep = View();  // release the smaller one first
+    *keep = v;
+  }
+  return v;
+}
+
 /// Capacities of the bins of level l: the pairs of a level are at most the operands' nodes of
 /// that level together (every node is in exactly one pair), and a pair of a bin contains a node
 /// of a kind the operands' statistics count:
@@ -750,7 +789,7 @@ struct AddQueue {
 template <class Device>
 AddQueue<Device> make_add_queue(const HiSparseData<Device>& a, bool ta,
                                 const HiSparseData<Device>& b, bool tb, int l,
-                                const AddLaunch& launch) {
+                                const AddLaunch& launch, AddWorkspace<Device>* ws) {
   std::int64_t cap[num_pair_bins] = {};
   std::int64_t total = 0;
   auto count = [&](const HiSparseData<Device>& x, bool trans) {
@@ -778,10 +817,14 @@ AddQueue<Device> make_add_queue(const HiSparseData<Device>& a, bool ta,
     q.bins.cap[k] = std::min(cap[k], total);
     at += q.bins.cap[k];
   }
-  q.items = Kokkos::View<AddItem*, Device>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::add_queue"),
-      std::size_t(at));
-  q.tail = Kokkos::View<std::int64_t*, Device>("spk::hisparse::add_tail", num_pair_bins);
+  if (ws && ws->items.size() <= std::size_t(l)) {
+    ws->items.resize(std::size_t(l) + 1);
+    ws->tails.resize(std::size_t(l) + 1);
+  }
+  q.items = add_buffer(ws ? &ws->items[std::size_t(l)] : nullptr, std::size_t(at),
+                       "spk::hisparse::add_queue", false);
+  q.tail = add_buffer(ws ? &ws->tails[std::size_t(l)] : nullptr, std::size_t(num_pair_bins),
+                      "spk::hisparse::add_tail", true);
   return q;
 }
 
@@ -877,7 +920,8 @@ template <class S, class Device>
 std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a, bool trans_a,
                                                    S scale_a, const HiSparseData<Device>& b,
                                                    bool trans_b, S scale_b, std::int64_t nrows,
-                                                   std::int64_t ncols, const AddLaunch& launch_in) {
+                                                   std::int64_t ncols, const AddLaunch& launch_in,
+                                                   AddWorkspace<Device>* ws = nullptr) {
   using exec = typename Device::execution_space;
   using ref_type = ref_t<S>;
   static_assert(sizeof(S) == sizeof(ref_type), "HiSparse slots: value and reference widths");
@@ -911,12 +955,12 @@ std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a
   const std::int64_t capacity = a.stats.pool_bytes + b.stats.pool_bytes +
                                 extra * std::min(total_nodes(a), total_nodes(b));
   // not zeroed: every node's writer clears its padding (AddPairs::clear)
-  Kokkos::View<std::uint64_t*, Device> big(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::add_pool"),
-      std::size_t(capacity / 8));
-  Kokkos::View<std::int64_t*, Device> info(
-      "spk::hisparse::add_info",
-      std::size_t(add_info_levels + levels * add_stat_slices * add_info_per_level));
+  const Kokkos::View<std::uint64_t*, Device> big = add_buffer(
+      ws ? &ws->pool : nullptr, std::size_t(capacity / 8), "spk::hisparse::add_pool", false);
+  const Kokkos::View<std::int64_t*, Device> info = add_buffer(
+      ws ? &ws->info : nullptr,
+      std::size_t(add_info_levels + levels * add_stat_slices * add_info_per_level),
+      "spk::hisparse::add_info", true);
   const PairClassifier cls{reinterpret_cast<const char*>(a.pool.data()),
                            reinterpret_cast<const char*>(b.pool.data()),
                            d,
@@ -925,7 +969,7 @@ std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a
                            launch.small_entries,
                            launch.merge,
                            launch.warp_pairs};
-  AddQueue<Device> q = make_add_queue(a, trans_a, b, trans_b, 0, launch);
+  AddQueue<Device> q = make_add_queue(a, trans_a, b, trans_b, 0, launch, ws);
   {
     const std::uint64_t ra = a.root, rb = b.root;
     const auto items = q.items;
@@ -942,7 +986,7 @@ std::shared_ptr<HiSparseData<Device>> add_hisparse(const HiSparseData<Device>& a
   for (int l = 0; l < levels; ++l) {
     const bool leaf = l == levels - 1;
     AddQueue<Device> next;
-    if (!leaf) next = make_add_queue(a, trans_a, b, trans_b, l + 1, launch);
+    if (!leaf) next = make_add_queue(a, trans_a, b, trans_b, l + 1, launch, ws);
     if (leaf)
       launch_add_level<S, Device, true>(cls, pool, capacity, a.log2d, scale_a, scale_b, l, q,
                                         nullptr, info, launch);
