@@ -303,7 +303,8 @@ struct HiSparseAddParams {
 /// Buffers spk::add can keep from one addition to the next (the working pool of about the two
 /// operands' bytes, the level queues, the device counters): repeated additions that pass the
 /// same workspace skip those allocations (like a cuSPARSE external buffer). It grows to the
-/// largest addition it served; bytes() says how much it holds. One addition at a time.
+/// largest addition it served; bytes() says how much it holds. One addition at a time (copies
+/// share the buffers); destroy it before Kokkos::finalize.
 template <class Device>
 using HiSparseAddWorkspace = impl::hisparse::AddWorkspace<impl::device_t<Device>>;
 

@@ -12,7 +12,8 @@
 //      allocated from the result's pool by an atomic counter, its reference written into the
 //      parent's slot ("patched"; the root's goes to a device variable), and the result's
 //      statistics of its level counted with atomics;
-//   3. the fill: coordinates row-major, padding left as the zeroed pool gives it; at the leaf
+//   3. the fill: coordinates row-major, padding cleared by the writer (the pool is not
+//      zero-filled; see AddPairs::clear); at the leaf
 //      level the values sA a + sB b; above it, one child pair per union entry goes to the next
 //      level's queue, carrying the address of the slot it will patch.
 // The traversal runs level by level, one launch per level and pair class ("bin", PairBin):
@@ -221,8 +222,8 @@ struct AddPairs {
   Kokkos::View<std::int64_t*, Device> next_tail;
   Kokkos::View<std::int64_t*, Device> info;
 
-  /// Team scratch bytes of the bitmap bin: two bitmaps and the prefix counts of their union.
-  /// (units: pairs per team, for the small bin's publish_team)
+  /// Team scratch bytes of bin Bin: bitmap: two bitmaps and the prefix counts of their union;
+  /// warp: that for each warp of the team; small: publish_team's counters for `units` pairs.
   static std::size_t scratch_bytes(int d, int units) {
     return Bin == pair_bitmap ? 3 * scratch_u32::shmem_size(bitmap_words(d))
            : Bin == pair_warp ? scratch_u32::shmem_size(3 * bitmap_words(d) * add_warps_per_team)
@@ -743,6 +744,8 @@ struct AddQueue {
 /// Buffers an addition can keep for the next one (spk::HiSparseAddWorkspace): the working pool,
 /// the device counters and one queue per level. Each grows to the largest request seen; a
 /// request that fits reuses the buffer (counters and queue tails are reset with a memset).
+/// Copies share the buffers (Kokkos views): one addition at a time per workspace and its
+/// copies; destroy it before Kokkos::finalize.
 template <class Device>
 struct AddWorkspace {
   Kokkos::View<std::uint64_t*, Device> pool;
@@ -769,10 +772,10 @@ View add_buffer(View* keep, std::size_t n, const char* label, bool zero) {
                         typename View::non_const_value_type{});
     return *keep;
   }
+  if (keep) *keep = View();  // the smaller buffer goes before the larger one comes
   View v = zero ? View(std::string(label), n)
                 : View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
   if (keep) {
-    *keep = View();  // release the smaller one first
     *keep = v;
   }
   return v;
