@@ -310,37 +310,7 @@ using HiSparseAddWorkspace = impl::hisparse::AddWorkspace<impl::device_t<Device>
 
 namespace impl {
 namespace hisparse {
-template <class S, class O, class D>
-HiSparseMatrix<S, O, D> add_checked(const HiSparseMatrix<S, O, D>& a,
-                                    const HiSparseMatrix<S, O, D>& b,
-                                    const HiSparseAddParams& params,
-                                    HiSparseAddWorkspace<D>* workspace);
-}  // namespace hisparse
-}  // namespace impl
-
-/// C = op(A) + op(B), where op applies each operand's state (transposed flag and scale), e.g.
-/// add(A.transpose(), B.scaled(2)) = A^T + 2 B, by a dual top-down traversal of both trees on
-/// their device (impl/hisparse_add.hpp). The result is new content (not transposed, scale 1)
-/// with the node size of A and B and the conversion's node rules; entries whose values sum to
-/// exactly zero are kept in sparse nodes (a zero slot of a dense node reads as absent). Throws
-/// std::invalid_argument when the shapes of op(A) and op(B) or the node sizes differ, or for
-/// invalid params. O(nodes + entries) work, one launch per tree level and pair class; memory:
-/// a pool of about the two inputs' bytes while adding, the exact result after.
-template <class S, class O, class D>
-HiSparseMatrix<S, O, D> add(const HiSparseMatrix<S, O, D>& a, const HiSparseMatrix<S, O, D>& b,
-                            const HiSparseAddParams& params = {}) {
-  return impl::hisparse::add_checked(a, b, params, nullptr);
-}
-
-/// spk::add with a workspace kept between calls (see HiSparseAddWorkspace); same result.
-template <class S, class O, class D>
-HiSparseMatrix<S, O, D> add(const HiSparseMatrix<S, O, D>& a, const HiSparseMatrix<S, O, D>& b,
-                            const HiSparseAddParams& params, HiSparseAddWorkspace<D>& workspace) {
-  return impl::hisparse::add_checked(a, b, params, &workspace);
-}
-
-namespace impl {
-namespace hisparse {
+/// spk::add after checking its arguments (workspace: null for none).
 template <class S, class O, class D>
 HiSparseMatrix<S, O, D> add_checked(const HiSparseMatrix<S, O, D>& a,
                                     const HiSparseMatrix<S, O, D>& b,
@@ -376,5 +346,26 @@ HiSparseMatrix<S, O, D> add_checked(const HiSparseMatrix<S, O, D>& a,
 }
 }  // namespace hisparse
 }  // namespace impl
+
+/// C = op(A) + op(B), where op applies each operand's state (transposed flag and scale), e.g.
+/// add(A.transpose(), B.scaled(2)) = A^T + 2 B, by a dual top-down traversal of both trees on
+/// their device (impl/hisparse_add.hpp). The result is new content (not transposed, scale 1)
+/// with the node size of A and B and the conversion's node rules; entries whose values sum to
+/// exactly zero are kept in sparse nodes (a zero slot of a dense node reads as absent). Throws
+/// std::invalid_argument when the shapes of op(A) and op(B) or the node sizes differ, or for
+/// invalid params. O(nodes + entries) work, one launch per tree level and pair class; memory:
+/// a pool of about the two inputs' bytes while adding, the exact result after.
+template <class S, class O, class D>
+HiSparseMatrix<S, O, D> add(const HiSparseMatrix<S, O, D>& a, const HiSparseMatrix<S, O, D>& b,
+                            const HiSparseAddParams& params = {}) {
+  return impl::hisparse::add_checked(a, b, params, nullptr);
+}
+
+/// spk::add with a workspace kept between calls (see HiSparseAddWorkspace); same result.
+template <class S, class O, class D>
+HiSparseMatrix<S, O, D> add(const HiSparseMatrix<S, O, D>& a, const HiSparseMatrix<S, O, D>& b,
+                            const HiSparseAddParams& params, HiSparseAddWorkspace<D>& workspace) {
+  return impl::hisparse::add_checked(a, b, params, &workspace);
+}
 
 }  // namespace spk

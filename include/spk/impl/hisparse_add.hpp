@@ -544,6 +544,83 @@ struct AddPairs {
                           });
   }
 
+  /// Sets one bit per entry of pair w's operands (in the result's orientation) in the d x d
+  /// occupancy bitmaps bits_a and bits_b, with lanes lane, lane + stride, ...
+  KOKKOS_INLINE_FUNCTION void mark_bits(const AddItem& w, std::uint32_t* bits_a,
+                                        std::uint32_t* bits_b, int lane, int stride) const {
+    const int d = 1 << log2d;
+    auto mark = [&](const char* pool, std::uint64_t ref, bool trans, std::uint32_t* bits) {
+      if (!ref) return;
+      for_each_entry<exec, Slot>(NodeView{pool, ref}, log2d, lane, stride,
+                                 [&](unsigned r, unsigned c, Slot) {
+                                   unsigned ro, co;
+                                   orient(trans, r, c, ro, co);
+                                   const unsigned p = ro * unsigned(d) + co;
+                                   Kokkos::atomic_fetch_or(&bits[p >> 5],
+                                                           std::uint32_t(1) << (p & 31));
+                                 });
+    };
+    mark(classify.pool_a, w.ref_a, classify.trans_a, bits_a);
+    mark(classify.pool_b, w.ref_b, classify.trans_b, bits_b);
+  }
+
+  /// Fills the result node at `off` (n entries) of pair w from the operands' occupancy bitmaps
+  /// (prefix: union entries before each word), with lanes lane, lane + stride, ...: A's entries
+  /// first (leaf values scaled; a child shared with B waits in its slot, others are queued),
+  /// then, after sync(), B's (added to A's value, or paired with A's child).
+  template <class Sync>
+  KOKKOS_INLINE_FUNCTION void fill_from_bitmaps(std::int64_t off, std::int64_t n,
+                                                const AddItem& w, const std::uint32_t* bits_a,
+                                                const std::uint32_t* bits_b,
+                                                const std::uint32_t* prefix, int lane, int stride,
+                                                const Sync& sync) const {
+    const int d = 1 << log2d;
+    const unsigned t = add_node_type(n, int(sizeof(S)), d);
+    std::uint16_t* coords = reinterpret_cast<std::uint16_t*>(out + off + coords_offset(t));
+    Slot* slots = reinterpret_cast<Slot*>(out + off + slots_offset(t, n));
+    const std::int64_t slots_at = off + slots_offset(t, n);
+    // the slot of position p: p itself in a dense node, its rank among the union otherwise
+    auto slot_of = [&](unsigned p) -> std::int64_t {
+      if (t == dense) return p;
+      const std::uint32_t below = (std::uint32_t(1) << (p & 31)) - 1;
+      return std::int64_t(prefix[p >> 5]) + popcount32((bits_a[p >> 5] | bits_b[p >> 5]) & below);
+    };
+    auto in_bits = [](const std::uint32_t* bits, unsigned p) {
+      return ((bits[p >> 5] >> (p & 31)) & 1u) != 0;
+    };
+    const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
+    if (w.ref_a)
+      for_each_entry<exec, Slot>(na, log2d, lane, stride, [&](unsigned r, unsigned c, Slot v) {
+        unsigned ro, co;
+        orient(classify.trans_a, r, c, ro, co);
+        const unsigned p = ro * unsigned(d) + co;
+        const std::int64_t s = slot_of(p);
+        if (t != dense) coords[s] = pack(ro, co);
+        if constexpr (Leaf) {
+          slots[s] = scale_a * v;
+        } else {
+          if (in_bits(bits_b, p)) slots[s] = v;
+          else enqueue(std::uint64_t(v), 0, w, ro, co, slots_at + s * std::int64_t(sizeof(Slot)));
+        }
+      });
+    sync();
+    if (w.ref_b)
+      for_each_entry<exec, Slot>(nb, log2d, lane, stride, [&](unsigned r, unsigned c, Slot v) {
+        unsigned ro, co;
+        orient(classify.trans_b, r, c, ro, co);
+        const unsigned p = ro * unsigned(d) + co;
+        const std::int64_t s = slot_of(p);
+        const bool both = in_bits(bits_a, p);
+        if (t != dense && !both) coords[s] = pack(ro, co);
+        if constexpr (Leaf) {
+          slots[s] = both ? slots[s] + scale_b * v : scale_b * v;
+        } else {
+          enqueue(both ? std::uint64_t(slots[s]) : 0, std::uint64_t(v), w, ro, co,
+                  slots_at + s * std::int64_t(sizeof(Slot)));
+        }
+      });
+  }
+
   /// A warp per pair of sparse nodes (any orientation): the bitmap method of bitmap() in the
   /// warp's part of the team scratch; lanes synchronise with __syncwarp (which also orders the
   /// warp's global writes) and scan the word popcounts with shuffles, 32 words per round.
@@ -566,17 +643,7 @@ struct AddPairs {
       bits_b[i] = 0;
     }
     warp::sync();
-    const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
-    auto mark = [&](const NodeView& nd, bool trans, std::uint32_t* bits) {
-      for_each_entry<exec, Slot>(nd, log2d, lane, warp::size, [&](unsigned r, unsigned c, Slot) {
-        unsigned ro, co;
-        orient(trans, r, c, ro, co);
-        const unsigned p = ro * unsigned(d) + co;
-        Kokkos::atomic_fetch_or(&bits[p >> 5], std::uint32_t(1) << (p & 31));
-      });
-    };
-    if (w.ref_a) mark(na, classify.trans_a, bits_a);
-    if (w.ref_b) mark(nb, classify.trans_b, bits_b);
+    mark_bits(w, bits_a, bits_b, lane, warp::size);
     warp::sync();
     std::uint32_t total = 0;
     for (int j = 0; j < nw; j += warp::size) {
@@ -599,46 +666,7 @@ struct AddPairs {
     if (off < 0) return;
     clear(off, n, lane, warp::size);
     warp::sync();
-    const unsigned t = add_node_type(n, int(sizeof(S)), d);
-    std::uint16_t* coords = reinterpret_cast<std::uint16_t*>(out + off + coords_offset(t));
-    Slot* slots = reinterpret_cast<Slot*>(out + off + slots_offset(t, n));
-    const std::int64_t slots_at = off + slots_offset(t, n);
-    auto slot_of = [&](unsigned p) -> std::int64_t {
-      if (t == dense) return p;
-      const std::uint32_t below = (std::uint32_t(1) << (p & 31)) - 1;
-      return std::int64_t(prefix[p >> 5]) + popcount32((bits_a[p >> 5] | bits_b[p >> 5]) & below);
-    };
-    // A first; a child shared with B waits in the slot for B's lane (as in bitmap())
-    if (w.ref_a)
-      for_each_entry<exec, Slot>(na, log2d, lane, warp::size, [&](unsigned r, unsigned c, Slot v) {
-        unsigned ro, co;
-        orient(classify.trans_a, r, c, ro, co);
-        const unsigned p = ro * unsigned(d) + co;
-        const std::int64_t s = slot_of(p);
-        if (t != dense) coords[s] = pack(ro, co);
-        if constexpr (Leaf) {
-          slots[s] = scale_a * v;
-        } else {
-          if ((bits_b[p >> 5] >> (p & 31)) & 1u) slots[s] = v;
-          else enqueue(std::uint64_t(v), 0, w, ro, co, slots_at + s * std::int64_t(sizeof(Slot)));
-        }
-      });
-    warp::sync();
-    if (w.ref_b)
-      for_each_entry<exec, Slot>(nb, log2d, lane, warp::size, [&](unsigned r, unsigned c, Slot v) {
-        unsigned ro, co;
-        orient(classify.trans_b, r, c, ro, co);
-        const unsigned p = ro * unsigned(d) + co;
-        const std::int64_t s = slot_of(p);
-        const bool both = ((bits_a[p >> 5] >> (p & 31)) & 1u) != 0;
-        if (t != dense && !both) coords[s] = pack(ro, co);
-        if constexpr (Leaf) {
-          slots[s] = both ? slots[s] + scale_b * v : scale_b * v;
-        } else {
-          enqueue(both ? std::uint64_t(slots[s]) : 0, std::uint64_t(v), w, ro, co,
-                  slots_at + s * std::int64_t(sizeof(Slot)));
-        }
-      });
+    fill_from_bitmaps(off, n, w, bits_a, bits_b, prefix, lane, warp::size, [] { warp::sync(); });
   }
 
   /// A team per pair with a dense or a transposed side: occupancy bitmaps in team scratch.
@@ -658,17 +686,7 @@ struct AddPairs {
     });
     m.team_barrier();
     const int lane = m.team_rank(), stride = m.team_size();
-    const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
-    auto mark = [&](const NodeView& nd, bool trans, const scratch_u32& bits) {
-      for_each_entry<exec, Slot>(nd, log2d, lane, stride, [&](unsigned r, unsigned c, Slot) {
-        unsigned ro, co;
-        orient(trans, r, c, ro, co);
-        const unsigned p = ro * unsigned(d) + co;
-        Kokkos::atomic_fetch_or(&bits(p >> 5), std::uint32_t(1) << (p & 31));
-      });
-    };
-    if (w.ref_a) mark(na, classify.trans_a, bits_a);
-    if (w.ref_b) mark(nb, classify.trans_b, bits_b);
+    mark_bits(w, bits_a.data(), bits_b.data(), lane, stride);
     m.team_barrier();
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, nw),
                           [&](const std::int64_t i, std::int64_t& before, const bool final) {
@@ -684,52 +702,8 @@ struct AddPairs {
     if (off < 0) return;
     clear(off, n, m.team_rank(), m.team_size());
     m.team_barrier();
-    const unsigned t = add_node_type(n, int(sizeof(S)), d);
-    std::uint16_t* coords = reinterpret_cast<std::uint16_t*>(out + off + coords_offset(t));
-    Slot* slots = reinterpret_cast<Slot*>(out + off + slots_offset(t, n));
-    const std::int64_t slots_at = off + slots_offset(t, n);
-    // the slot of position p: p itself in a dense node, its rank among the union otherwise
-    auto slot_of = [&](unsigned p) -> std::int64_t {
-      if (t == dense) return p;
-      const std::uint32_t below = (std::uint32_t(1) << (p & 31)) - 1;
-      return std::int64_t(prefix(p >> 5)) +
-             popcount32((bits_a(p >> 5) | bits_b(p >> 5)) & below);
-    };
-    auto in_bits = [](const scratch_u32& bits, unsigned p) {
-      return ((bits(p >> 5) >> (p & 31)) & 1u) != 0;
-    };
-    // A first: coordinates, values scaled; a child shared with B waits in the slot for B's
-    // thread, others are queued
-    if (w.ref_a)
-      for_each_entry<exec, Slot>(na, log2d, lane, stride, [&](unsigned r, unsigned c, Slot v) {
-        unsigned ro, co;
-        orient(classify.trans_a, r, c, ro, co);
-        const unsigned p = ro * unsigned(d) + co;
-        const std::int64_t s = slot_of(p);
-        if (t != dense) coords[s] = pack(ro, co);
-        if constexpr (Leaf) {
-          slots[s] = scale_a * v;
-        } else {
-          if (in_bits(bits_b, p)) slots[s] = v;
-          else enqueue(std::uint64_t(v), 0, w, ro, co, slots_at + s * std::int64_t(sizeof(Slot)));
-        }
-      });
-    m.team_barrier();
-    if (w.ref_b)
-      for_each_entry<exec, Slot>(nb, log2d, lane, stride, [&](unsigned r, unsigned c, Slot v) {
-        unsigned ro, co;
-        orient(classify.trans_b, r, c, ro, co);
-        const unsigned p = ro * unsigned(d) + co;
-        const std::int64_t s = slot_of(p);
-        const bool both = in_bits(bits_a, p);
-        if (t != dense && !both) coords[s] = pack(ro, co);
-        if constexpr (Leaf) {
-          slots[s] = both ? slots[s] + scale_b * v : scale_b * v;
-        } else {
-          enqueue(both ? std::uint64_t(slots[s]) : 0, std::uint64_t(v), w, ro, co,
-                  slots_at + s * std::int64_t(sizeof(Slot)));
-        }
-      });
+    fill_from_bitmaps(off, n, w, bits_a.data(), bits_b.data(), prefix.data(), lane, stride,
+                      [&] { m.team_barrier(); });
   }
 };
 
