@@ -9,7 +9,7 @@ bash scripts/spk.sh build --config cuda
 mkdir -p .carry
 build=${SPK_BUILD_DIR:-build-cuda}
 files=$(cd "$build" && ls unit_tests/spk_test_* perf_tests/spk-bench perf_tests/spk-gen \
-  perf_tests/spk-tune perf_tests/spk-add perf_tests/spk-cusparse-compound-check 2>/dev/null)
+  perf_tests/spk-tune perf_tests/spk-add perf_tests/spk-assemble perf_tests/spk-cusparse-compound-check 2>/dev/null)
 (cd "$build" && tar cf - $files CTestTestfile.cmake unit_tests/CTestTestfile.cmake) |
   xz -T2 -6 > .carry/spk-cuda-bin.tar.xz
 data=${SPK_DATA_DIR:-$root/../shared/data}

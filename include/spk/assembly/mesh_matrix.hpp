@@ -23,6 +23,30 @@
 
 namespace spk {
 
+namespace impl {
+/// First element of `nodes` (k per element) with a node outside [0, n) or a repeated node; the
+/// largest int when there is none. O(elements k^2) on the device.
+template <class Device>
+int first_bad_element(int n, int k, const Kokkos::View<int*, Device>& nodes) {
+  using exec = typename Device::execution_space;
+  int first_bad = 0;
+  Kokkos::parallel_reduce(
+      "spk::MeshMatrix::check", Kokkos::RangePolicy<exec>(0, int(nodes.extent(0)) / k),
+      KOKKOS_LAMBDA(int e, int& bad) {
+        bool ok = true;
+        for (int a = 0; a < k; ++a) {
+          const int v = nodes(std::size_t(e) * k + a);
+          if (v < 0 || v >= n) ok = false;
+          for (int b = 0; b < a; ++b)
+            if (nodes(std::size_t(e) * k + b) == v) ok = false;
+        }
+        if (!ok && e < bad) bad = e;
+      },
+      Kokkos::Min<int>(first_bad));
+  return first_bad;
+}
+}  // namespace impl
+
 /// Mesh matrix E (n_nodes x n_elements, E(node k of element e, e) = k) of a mesh whose elements
 /// all have K nodes, stored as the pattern only: nodes()(e * K + k) is node k of element e.
 /// Copies share the view (shallow, like a View). Construction checks that every node index
@@ -71,24 +95,9 @@ class MeshMatrix {
 
  private:
   void check() const {
-    const int n = n_nodes_, k = k_;
-    const nodes_type nodes = nodes_;
-    // First bad element (or n_elements): an index out of range or a node repeated.
-    int first_bad = n_elements_;
-    Kokkos::parallel_reduce(
-        "spk::MeshMatrix::check", Kokkos::RangePolicy<execution_space>(0, n_elements_),
-        KOKKOS_LAMBDA(int e, int& bad) {
-          bool ok = true;
-          for (int a = 0; a < k; ++a) {
-            const int v = nodes(std::size_t(e) * k + a);
-            if (v < 0 || v >= n) ok = false;
-            for (int b = 0; b < a; ++b)
-              if (nodes(std::size_t(e) * k + b) == v) ok = false;
-          }
-          if (!ok && e < bad) bad = e;
-        },
-        Kokkos::Min<int>(first_bad));
+    const int first_bad = impl::first_bad_element<device_type>(n_nodes_, k_, nodes_);
     if (first_bad >= n_elements_) return;  // Min of nothing is the largest int
+    const int k = k_;
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
                                                          Kokkos::subview(nodes_, std::make_pair(
                                                              std::size_t(first_bad) * k,

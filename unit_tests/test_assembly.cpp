@@ -1,0 +1,466 @@
+// Tests of spk/assembly/ (mesh matrix, symbolic and numeric assembly through E E^T and action
+// maps) on every backend: hand-checked single elements; the five element types on structured,
+// refined and real shared meshes against the independent host reference of
+// assembly_reference.hpp (quadrature and B matrices); the pattern against the node pairs that
+// share an element; physics (zero row sums of Laplacians, symmetry, rigid-body modes);
+// numeric-only re-assembly with new data; launch-parameter independence; edge cases and errors.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <set>
+#include <spk/assembly/assemble.hpp>
+#include <spk/compound/elasticity.hpp>
+#include <spk/io/mesh_io.hpp>
+#include <spk/mesh/generate_mesh.hpp>
+#include <spk/mesh/quadratic_mesh.hpp>
+#include <spk/mesh/subdivide.hpp>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "assembly_reference.hpp"
+#include "test_common.hpp"
+
+namespace {
+
+using Vec3 = std::array<double, 3>;
+
+std::string mesh_path(const std::string& name) { return spk_test::data_dir() + "/meshes/" + name; }
+
+/// An assembled matrix at DOF level on the host (B x B blocks expanded), rows sorted.
+struct Expanded {
+  std::int64_t n = 0;
+  std::vector<std::int64_t> row_map;
+  std::vector<std::int64_t> col_idx;
+  std::vector<double> values;
+};
+
+template <int B, class Matrix>
+Expanded expand(const Matrix& a) {
+  const auto rm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.row_map());
+  const auto ci = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.col_idx());
+  const auto va = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.values());
+  const double* v = reinterpret_cast<const double*>(va.data());
+  Expanded e;
+  e.n = std::int64_t(a.nrows()) * B;
+  e.row_map.push_back(0);
+  for (int i = 0; i < a.nrows(); ++i)
+    for (int r = 0; r < B; ++r) {
+      for (int s = rm(i); s < rm(i + 1); ++s)
+        for (int c = 0; c < B; ++c) {
+          e.col_idx.push_back(std::int64_t(ci(s)) * B + c);
+          e.values.push_back(v[std::size_t(s) * B * B + std::size_t(r) * B + std::size_t(c)]);
+        }
+      e.row_map.push_back(std::int64_t(e.col_idx.size()));
+    }
+  return e;
+}
+
+/// Same pattern, and values within tol * (max |value| of the row) of the reference.
+void check_against(const Expanded& got, const spk_test::ReferenceCsr& ref, double tol) {
+  REQUIRE(got.n == ref.n);
+  REQUIRE(got.row_map.size() == ref.row_map.size());
+  std::int64_t bad = 0;
+  for (std::int64_t i = 0; i < got.n; ++i) {
+    const auto s0 = ref.row_map[std::size_t(i)], s1 = ref.row_map[std::size_t(i) + 1];
+    if (got.row_map[std::size_t(i) + 1] != s1) {
+      FAIL_CHECK("row ", i, " has ", got.row_map[std::size_t(i) + 1] - got.row_map[std::size_t(i)],
+                 " entries, the reference ", s1 - s0);
+      return;
+    }
+    double scale = 0;
+    for (auto s = s0; s < s1; ++s) scale = std::max(scale, std::abs(ref.values[std::size_t(s)]));
+    for (auto s = s0; s < s1; ++s) {
+      if (got.col_idx[std::size_t(s)] != ref.col_idx[std::size_t(s)]) {
+        FAIL_CHECK("row ", i, " entry ", s - s0, ": column ", got.col_idx[std::size_t(s)],
+                   ", the reference ", ref.col_idx[std::size_t(s)]);
+        return;
+      }
+      if (!(std::abs(got.values[std::size_t(s)] - ref.values[std::size_t(s)]) <=
+            tol * scale + 1e-300) &&
+          bad++ < 5)
+        FAIL_CHECK("row ", i, " column ", ref.col_idx[std::size_t(s)], ": ",
+                   got.values[std::size_t(s)], " vs reference ", ref.values[std::size_t(s)]);
+    }
+  }
+  CHECK(bad == 0);
+}
+
+/// Symmetry max |a_ij - a_ji| / max |a|.
+double asymmetry(const Expanded& a) {
+  double worst = 0, scale = 0;
+  for (double v : a.values) scale = std::max(scale, std::abs(v));
+  for (std::int64_t i = 0; i < a.n; ++i)
+    for (auto s = a.row_map[std::size_t(i)]; s < a.row_map[std::size_t(i) + 1]; ++s) {
+      const std::int64_t j = a.col_idx[std::size_t(s)];
+      const auto first = a.col_idx.begin() + a.row_map[std::size_t(j)];
+      const auto last = a.col_idx.begin() + a.row_map[std::size_t(j) + 1];
+      const auto it = std::lower_bound(first, last, i);
+      if (it == last || *it != i) return std::numeric_limits<double>::infinity();
+      worst = std::max(worst, std::abs(a.values[std::size_t(s)] -
+                                       a.values[std::size_t(it - a.col_idx.begin())]));
+    }
+  return scale > 0 ? worst / scale : worst;
+}
+
+std::vector<double> matvec(const Expanded& a, const std::vector<double>& x) {
+  std::vector<double> y(std::size_t(a.n), 0.0);
+  for (std::int64_t i = 0; i < a.n; ++i)
+    for (auto s = a.row_map[std::size_t(i)]; s < a.row_map[std::size_t(i) + 1]; ++s)
+      y[std::size_t(i)] += a.values[std::size_t(s)] * x[std::size_t(a.col_idx[std::size_t(s)])];
+  return y;
+}
+
+double norm(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x * x;
+  return std::sqrt(s);
+}
+
+double max_abs(const Expanded& a) {
+  double m = 0;
+  for (double v : a.values) m = std::max(m, std::abs(v));
+  return m;
+}
+
+/// Assembles with spk on Device (full, then numeric-only again into the same matrix).
+template <class Device, class Element, std::size_t K>
+Expanded spk_assemble(const Element& element, const std::vector<Vec3>& nodes,
+                      const std::vector<std::array<int, K>>& elements,
+                      const spk::AssemblyParams& params = {}) {
+  const auto mesh = spk::mesh_matrix<Device>(int(nodes.size()), elements);
+  const auto coords = spk::node_coordinates<Device>(nodes);
+  const auto a = spk::assemble(element, mesh, coords, params);
+  return expand<Element::dofs_per_node>(a);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: hand-checked triangle and tetrahedron", Device,
+                          assembly_hand) {
+  // Right isosceles triangle: K = [[1, -1/2, -1/2], [-1/2, 1/2, 0], [-1/2, 0, 1/2]].
+  const std::vector<Vec3> tri_nodes = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  const std::vector<std::array<int, 3>> tri = {{0, 1, 2}};
+  const Expanded t = spk_assemble<Device>(spk::P1TriangleLaplacian{}, tri_nodes, tri);
+  const std::vector<double> expected = {1, -0.5, -0.5, -0.5, 0.5, 0, -0.5, 0, 0.5};
+  REQUIRE(t.values.size() == 9);
+  for (std::size_t i = 0; i < 9; ++i) CHECK(t.values[i] == doctest::Approx(expected[i]));
+  // Unit right tetrahedron: V = 1/6, g0 = (-1,-1,-1), g1..g3 = unit vectors:
+  // K_00 = 1/2, K_0b = -1/6, K_bb = 1/6, K_bc = 0 (b != c >= 1).
+  const std::vector<Vec3> tet_nodes = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  const std::vector<std::array<int, 4>> tet = {{0, 1, 2, 3}};
+  const Expanded l = spk_assemble<Device>(spk::P1TetLaplacian{}, tet_nodes, tet);
+  REQUIRE(l.values.size() == 16);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) {
+      const double want = a == b ? (a == 0 ? 0.5 : 1.0 / 6) : ((a == 0 || b == 0) ? -1.0 / 6 : 0);
+      CHECK(l.values[std::size_t(4 * a + b)] == doctest::Approx(want));
+    }
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_hand, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: P1 tetrahedron elasticity equals spk::elasticity_stiffness",
+                          Device, assembly_p1_elasticity) {
+  const spk::TetMesh m = spk::read_tet_mesh(mesh_path("octopus-low.mesh"));
+  const spk::ElasticMaterial mat{2.5, 0.3};
+  const Expanded got =
+      spk_assemble<Device>(spk::P1TetElasticity(mat), m.vertices, m.tetrahedra);
+  const auto ref_matrix = spk::elasticity_stiffness<double, Device>(m, mat);
+  const Expanded ref = expand<3>(ref_matrix);
+  spk_test::ReferenceCsr r{ref.n, ref.row_map, ref.col_idx, ref.values};
+  check_against(got, r, 1e-12);
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_p1_elasticity, spk_test::all_devices);
+
+namespace {
+
+/// Coordinates moved by up to `amount` of the spacing (deterministic), z kept for plates.
+std::vector<Vec3> perturbed(std::vector<Vec3> nodes, double amount, unsigned seed, bool keep_z) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-amount, amount);
+  for (auto& p : nodes)
+    for (int d = 0; d < (keep_z ? 2 : 3); ++d) p[std::size_t(d)] += u(rng);
+  return nodes;
+}
+
+/// The launch shapes every comparison runs with (defaults, then forced lanes / rows).
+std::vector<spk::AssemblyParams> launch_variants() {
+  std::vector<spk::AssemblyParams> v(3);
+  v[1].symbolic_lanes = 1;
+  v[1].numeric_lanes = 1;
+  v[1].rows_per_team = 32;
+  v[2].symbolic_lanes = 32;
+  v[2].numeric_lanes = 8;
+  v[2].rows_per_team = 4;
+  return v;
+}
+
+/// Max over rows of |row sum| / max |entry| of the row (Laplacians: 0 up to rounding).
+double row_sum_defect(const Expanded& a) {
+  double worst = 0;
+  for (std::int64_t i = 0; i < a.n; ++i) {
+    double s = 0, m = 0;
+    for (auto p = a.row_map[std::size_t(i)]; p < a.row_map[std::size_t(i) + 1]; ++p) {
+      s += a.values[std::size_t(p)];
+      m = std::max(m, std::abs(a.values[std::size_t(p)]));
+    }
+    if (m > 0) worst = std::max(worst, std::abs(s) / m);
+  }
+  return worst;
+}
+
+/// Max over the rigid-body modes r of |K r| / (max |K| |r|).
+double rigid_defect(const Expanded& a, const std::vector<std::vector<double>>& modes) {
+  double worst = 0;
+  for (const auto& r : modes) worst = std::max(worst, norm(matvec(a, r)) / (max_abs(a) * norm(r)));
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: the five elements against the host reference", Device,
+                          assembly_reference) {
+  const spk::ElasticMaterial mat{3.0, 0.28};
+  const spk::TriangleMesh plate = spk::plate_mesh(9, 7, 2.0, 1.5);
+  const spk::TetMesh cube = spk::cube_mesh(4, 3, 3);
+  const std::vector<Vec3> plate_xyz = perturbed(plate.vertices, 0.04, 1, true);
+  const std::vector<Vec3> cube_xyz = perturbed(cube.vertices, 0.04, 2, false);
+  const spk::TriangleMesh surface = spk::read_triangle_mesh(mesh_path("spot.obj"));
+  const spk::TetMesh octopus = spk::read_tet_mesh(mesh_path("octopus-low.mesh"));
+  const spk::TriangleMesh plate_p{plate_xyz, plate.triangles};
+  const spk::TetMesh cube_p{cube_xyz, cube.tetrahedra};
+  const spk::QuadraticTriangleMesh plate2 = spk::quadratic_mesh(plate_p);
+  const spk::QuadraticTetMesh cube2 = spk::quadratic_mesh(cube_p);
+  const spk::QuadraticTetMesh octopus2 = spk::quadratic_mesh(octopus);
+  for (const auto& params : launch_variants()) {
+    CAPTURE(params.symbolic_lanes);
+    CAPTURE(params.numeric_lanes);
+    SUBCASE("P1 triangle Laplacian, perturbed plate and a real surface") {
+      for (const auto* m : {&plate_p, &surface}) {
+        const Expanded a =
+            spk_assemble<Device>(spk::P1TriangleLaplacian{}, m->vertices, m->triangles, params);
+        check_against(a, spk_test::reference_p1_triangle_laplacian(m->vertices, m->triangles),
+                      1e-12);
+        CHECK(row_sum_defect(a) < 1e-12);
+        CHECK(asymmetry(a) == 0.0);
+      }
+    }
+    SUBCASE("P1 tetrahedron Laplacian, perturbed cube and a real volume") {
+      for (const auto* m : {&cube_p, &octopus}) {
+        const Expanded a =
+            spk_assemble<Device>(spk::P1TetLaplacian{}, m->vertices, m->tetrahedra, params);
+        check_against(a, spk_test::reference_p1_tet_laplacian(m->vertices, m->tetrahedra),
+                      1e-11);
+        CHECK(row_sum_defect(a) < 1e-11);
+        CHECK(asymmetry(a) == 0.0);
+      }
+    }
+    SUBCASE("P1 tetrahedron elasticity") {
+      for (const auto* m : {&cube_p, &octopus}) {
+        const Expanded a = spk_assemble<Device>(spk::P1TetElasticity(mat), m->vertices,
+                                                m->tetrahedra, params);
+        check_against(a, spk_test::reference_p1_tet_elasticity(m->vertices, m->tetrahedra, mat),
+                      1e-11);
+        CHECK(asymmetry(a) < 1e-13);
+        CHECK(rigid_defect(a, spk_test::rigid_body_modes_3d(m->vertices)) < 1e-10);
+      }
+    }
+    SUBCASE("P2 triangle plane-stress elasticity") {
+      const Expanded a = spk_assemble<Device>(spk::P2TriangleElasticity(mat), plate2.nodes,
+                                              plate2.elements, params);
+      check_against(
+          a, spk_test::reference_p2_triangle_elasticity(plate2.nodes, plate2.elements, mat),
+          1e-11);
+      CHECK(asymmetry(a) < 1e-13);
+      CHECK(rigid_defect(a, spk_test::rigid_body_modes_2d(plate2.nodes)) < 1e-10);
+    }
+    SUBCASE("P2 tetrahedron elasticity") {
+      for (const auto* m : {&cube2, &octopus2}) {
+        const Expanded a = spk_assemble<Device>(spk::P2TetElasticity(mat), m->nodes,
+                                                m->elements, params);
+        check_against(a, spk_test::reference_p2_tet_elasticity(m->nodes, m->elements, mat),
+                      1e-10);
+        CHECK(asymmetry(a) < 1e-12);
+        CHECK(rigid_defect(a, spk_test::rigid_body_modes_3d(m->nodes)) < 1e-10);
+      }
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_reference, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: symbolic once, numeric re-assembly with new data", Device,
+                          assembly_numeric) {
+  const spk::TetMesh cube = spk::cube_mesh(5, 4, 3);
+  const spk::ElasticMaterial mat{1.0, 0.25};
+  const spk::P1TetElasticity element(mat);
+  const auto mesh = spk::mesh_matrix<Device>(int(cube.vertices.size()), cube.tetrahedra);
+  const auto pattern = spk::assemble_symbolic(mesh);
+  CHECK(pattern.nnz() > 0);
+  CHECK(pattern.memory_bytes() > 0);
+  const auto a = spk::assembled_matrix<spk::P1TetElasticity>(pattern);
+  for (unsigned step = 0; step < 3; ++step) {
+    const std::vector<Vec3> xyz = perturbed(cube.vertices, 0.05, 10 + step, false);
+    const auto data = spk::element_data(element, mesh, spk::node_coordinates<Device>(xyz));
+    spk::assemble_numeric(pattern, element, data, a);
+    check_against(expand<3>(a), spk_test::reference_p1_tet_elasticity(xyz, cube.tetrahedra, mat),
+                  1e-11);
+  }
+  // The action map is linear in the element data: doubled data, doubled matrix.
+  const auto data = spk::element_data(spk::P1TetLaplacian{}, mesh,
+                                      spk::node_coordinates<Device>(cube.vertices));
+  const auto lap = spk::assembled_matrix<spk::P1TetLaplacian>(pattern);
+  spk::assemble_numeric(pattern, spk::P1TetLaplacian{}, data, lap);
+  const Expanded once = expand<1>(lap);
+  Kokkos::View<double*, Device> twice("twice", data.extent(0));
+  Kokkos::deep_copy(twice, data);
+  Kokkos::parallel_for(
+      "double", Kokkos::RangePolicy<typename Device::execution_space>(0, int(twice.extent(0))),
+      KOKKOS_LAMBDA(int i) { twice(i) *= 2; });
+  spk::assemble_numeric(pattern, spk::P1TetLaplacian{}, twice, lap);
+  const Expanded doubled = expand<1>(lap);
+  REQUIRE(doubled.values.size() == once.values.size());
+  for (std::size_t i = 0; i < once.values.size(); ++i)
+    CHECK(doubled.values[i] == 2 * once.values[i]);
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_numeric, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: edge cases", Device, assembly_edges) {
+  SUBCASE("no elements: every row empty") {
+    const std::vector<Vec3> nodes(5, Vec3{0, 0, 0});
+    const std::vector<std::array<int, 3>> none;
+    const Expanded a = spk_assemble<Device>(spk::P1TriangleLaplacian{}, nodes, none);
+    CHECK(a.n == 5);
+    CHECK(a.values.empty());
+    CHECK(a.row_map == std::vector<std::int64_t>(6, 0));
+  }
+  SUBCASE("no nodes, no elements") {
+    const Expanded a = spk_assemble<Device>(spk::P1TetLaplacian{}, std::vector<Vec3>{},
+                                            std::vector<std::array<int, 4>>{});
+    CHECK(a.n == 0);
+    CHECK(a.values.empty());
+  }
+  SUBCASE("unreferenced nodes get empty rows; a repeated element counts twice") {
+    spk::TriangleMesh m = spk::plate_mesh(3, 2);
+    m.vertices.push_back({7, 7, 0});  // node 12: in no element
+    m.triangles.push_back(m.triangles[2]);
+    const Expanded a = spk_assemble<Device>(spk::P1TriangleLaplacian{}, m.vertices, m.triangles);
+    check_against(a, spk_test::reference_p1_triangle_laplacian(m.vertices, m.triangles), 1e-12);
+    CHECK(a.row_map[12] == a.row_map[13]);
+  }
+  SUBCASE("one node in 300 triangles (a dense row) and 500 tetrahedra") {
+    spk::TriangleMesh fan;
+    fan.vertices.push_back({0, 0, 0});
+    const int k = 300;
+    for (int i = 0; i < k; ++i) {
+      const double t = 2 * 3.14159265358979 * i / k;
+      fan.vertices.push_back({std::cos(t), std::sin(t), 0});
+      fan.triangles.push_back({0, 1 + i, 1 + (i + 1) % k});
+    }
+    for (const auto& params : launch_variants()) {
+      const Expanded a =
+          spk_assemble<Device>(spk::P1TriangleLaplacian{}, fan.vertices, fan.triangles, params);
+      check_against(a, spk_test::reference_p1_triangle_laplacian(fan.vertices, fan.triangles),
+                    1e-12);
+      CHECK(a.row_map[1] - a.row_map[0] == k + 1);
+    }
+    spk::TetMesh spikes;  // 500 tetrahedra sharing node 0, otherwise disjoint
+    spikes.vertices.push_back({0, 0, 0});
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (int i = 0; i < 500; ++i) {
+      const int b = int(spikes.vertices.size());
+      for (int j = 0; j < 3; ++j) spikes.vertices.push_back({u(rng), u(rng), u(rng)});
+      spikes.tetrahedra.push_back({0, b, b + 1, b + 2});
+    }
+    const Expanded e = spk_assemble<Device>(spk::P1TetElasticity(spk::ElasticMaterial{}),
+                                            spikes.vertices, spikes.tetrahedra);
+    check_against(
+        e,
+        spk_test::reference_p1_tet_elasticity(spikes.vertices, spikes.tetrahedra,
+                                              spk::ElasticMaterial{}),
+        1e-9);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_edges, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: the mesh matrix E", Device, assembly_mesh_matrix) {
+  // The paper's example (section III), zero-based: 8 nodes, 6 triangles.
+  const std::vector<std::array<int, 3>> tris = {{0, 1, 2}, {0, 2, 3}, {3, 5, 0},
+                                                {5, 3, 4}, {6, 0, 5}, {0, 6, 7}};
+  const auto e = spk::mesh_matrix<Device>(8, tris);
+  CHECK(e.n_nodes() == 8);
+  CHECK(e.n_elements() == 6);
+  CHECK(e.nnz() == 18);
+  CHECK(e.memory_bytes() == 18 * sizeof(int));
+  const auto csr = e.to_csr();
+  const auto rm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), csr.row_map());
+  const auto ci = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), csr.col_idx());
+  const auto va = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), csr.values());
+  CHECK(csr.nrows() == 8);
+  CHECK(csr.ncols() == 6);
+  // Row 0 (node 1 of the paper): elements 0..5 with local indices 0, 0, 2, -, 1, 0.
+  REQUIRE(rm(1) == 5);
+  const int cols0[5] = {0, 1, 2, 4, 5}, vals0[5] = {0, 0, 2, 1, 0};
+  for (int s = 0; s < 5; ++s) {
+    CHECK(ci(s) == cols0[s]);
+    CHECK(va(s) == vals0[s]);
+  }
+  for (int v = 0; v < 8; ++v)
+    for (int s = rm(v); s < rm(v + 1); ++s) CHECK(tris[std::size_t(ci(s))][std::size_t(va(s))] == v);
+  // S = E E^T as printed in the paper: diagonal = elements per node, row lengths below.
+  const auto p = spk::assemble_symbolic(e);
+  const auto prm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.row_map);
+  const auto inc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.incidence_map);
+  const int degree[8] = {5, 1, 2, 3, 1, 3, 2, 1}, length[8] = {7, 3, 4, 5, 3, 5, 4, 3};
+  for (int v = 0; v < 8; ++v) {
+    CHECK(inc(v + 1) - inc(v) == degree[v]);
+    CHECK(prm(v + 1) - prm(v) == length[v]);
+  }
+  CHECK(p.max_degree == 5);
+  CHECK(p.max_row_length == 7);
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_mesh_matrix, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: errors name the element and the value", Device,
+                          assembly_errors) {
+  const std::vector<Vec3> nodes = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {2, 0, 0}};
+  CHECK_THROWS_WITH_AS(spk::mesh_matrix<Device>(4, std::vector<std::array<int, 3>>{{0, 1, 2},
+                                                                                   {1, 2, 9}}),
+                       doctest::Contains("element 1 (nodes 1, 2, 9)"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(spk::mesh_matrix<Device>(4, std::vector<std::array<int, 3>>{{0, 1, 2},
+                                                                                   {1, 1, 2}}),
+                       doctest::Contains("repeated node"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(spk::mesh_matrix<Device>(4, std::vector<std::array<int, 3>>{{-1, 1, 2}}),
+                       doctest::Contains("element 0"), std::invalid_argument);
+  const auto mesh =
+      spk::mesh_matrix<Device>(4, std::vector<std::array<int, 3>>{{0, 1, 2}, {0, 1, 3}});
+  const auto coords = spk::node_coordinates<Device>(nodes);
+  CHECK_THROWS_WITH_AS(spk::assemble(spk::P1TriangleLaplacian{}, mesh, coords),
+                       doctest::Contains("element 1 (nodes 0, 1, 3) is degenerate"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(spk::assemble(spk::P1TetLaplacian{}, mesh, coords),
+                       doctest::Contains("p1-tet-laplacian elements have 4 nodes"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      spk::assemble(spk::P1TriangleLaplacian{}, mesh, spk::node_coordinates<Device>({{0, 0, 0}})),
+      doctest::Contains("coordinates of 1 nodes for a mesh of 4"), std::invalid_argument);
+  const auto good = spk::mesh_matrix<Device>(4, std::vector<std::array<int, 3>>{{0, 1, 2}});
+  const auto p = spk::assemble_symbolic(good);
+  const auto a = spk::assembled_matrix<spk::P1TriangleLaplacian>(p);
+  Kokkos::View<double*, Device> short_data("short", 2);
+  CHECK_THROWS_WITH_AS(spk::assemble_numeric(p, spk::P1TriangleLaplacian{}, short_data, a),
+                       doctest::Contains("element data of 2 reals, expected 1 x 3"),
+                       std::invalid_argument);
+  const auto other = spk::assembled_matrix<spk::P1TriangleLaplacian>(spk::assemble_symbolic(good));
+  const auto data = spk::element_data(spk::P1TriangleLaplacian{}, good, coords);
+  CHECK_THROWS_WITH_AS(spk::assemble_numeric(p, spk::P1TriangleLaplacian{}, data, other),
+                       doctest::Contains("does not share the pattern's structure"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(spk::P1TetElasticity(spk::ElasticMaterial{1.0, 0.5}),
+                       doctest::Contains("Poisson's ratio"), std::invalid_argument);
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_errors, spk_test::all_devices);
