@@ -208,8 +208,9 @@ class KkSpgemmAssembly {
   static constexpr int K = Element::nodes_per_element, B = Element::dofs_per_node;
 
   KkSpgemmAssembly(const Element& element, const spk::MeshMatrix<Device>& mesh,
-                   const Kokkos::View<double* [3], Kokkos::LayoutRight, Device>& coords)
-      : element_(element), mesh_(mesh), coords_(coords) {}
+                   const Kokkos::View<double* [3], Kokkos::LayoutRight, Device>& coords,
+                   KokkosSparse::SPGEMMAlgorithm algorithm = KokkosSparse::SPGEMM_KK)
+      : element_(element), mesh_(mesh), coords_(coords), algorithm_(algorithm) {}
 
   /// Builds P^T, P (spk::transpose), K_e and both products from scratch.
   void full() {
@@ -254,9 +255,9 @@ class KkSpgemmAssembly {
           }
         });
     element_matrices();
-    symbolic(kh1_, m, m, ndof, ke_rm_, ke_ci_, pt_rm_, pt_ci_, c1_rm_, c1_ci_, c1_v_);
+    symbolic(kh1_, algorithm_, m, m, ndof, ke_rm_, ke_ci_, pt_rm_, pt_ci_, c1_rm_, c1_ci_, c1_v_);
     numeric(kh1_, m, m, ndof, ke_rm_, ke_ci_, ke_v_, pt_rm_, pt_ci_, pt_v_, c1_rm_, c1_ci_, c1_v_);
-    symbolic(kh2_, ndof, m, ndof, p_rm_, p_ci_, c1_rm_, c1_ci_, a_rm_, a_ci_, a_v_);
+    symbolic(kh2_, algorithm_, ndof, m, ndof, p_rm_, p_ci_, c1_rm_, c1_ci_, a_rm_, a_ci_, a_v_);
     numeric(kh2_, ndof, m, ndof, p_rm_, p_ci_, p_v_, c1_rm_, c1_ci_, c1_v_, a_rm_, a_ci_, a_v_);
   }
 
@@ -300,10 +301,10 @@ class KkSpgemmAssembly {
   }
 
  private:
-  static void symbolic(handle_t& kh, int m, int n, int k, const ints& arm, const ints& aci,
+  static void symbolic(handle_t& kh, KokkosSparse::SPGEMMAlgorithm algorithm, int m, int n, int k, const ints& arm, const ints& aci,
                        const ints& brm, const ints& bci, ints& crm, ints& cci, reals& cv) {
     kh.destroy_spgemm_handle();
-    kh.create_spgemm_handle(KokkosSparse::SPGEMM_KK);
+    kh.create_spgemm_handle(algorithm);
     crm = ints(Kokkos::view_alloc(Kokkos::WithoutInitializing, "crm"), std::size_t(m) + 1);
     KokkosSparse::Experimental::spgemm_symbolic(&kh, m, n, k, arm, aci, false, brm, bci, false,
                                                 crm);
@@ -324,6 +325,7 @@ class KkSpgemmAssembly {
   Kokkos::View<double* [3], Kokkos::LayoutRight, Device> coords_;
   ints pt_rm_, pt_ci_, p_rm_, p_ci_, ke_rm_, ke_ci_, c1_rm_, c1_ci_, a_rm_, a_ci_;
   reals pt_v_, p_v_, ke_v_, c1_v_, a_v_;
+  KokkosSparse::SPGEMMAlgorithm algorithm_;
   handle_t kh1_, kh2_;
 };
 

@@ -62,6 +62,7 @@ Kokkos Kernels SpGEMM, per mesh ordering.
   --warmup N             untimed device runs (default 3)
   --repeat N             timed device runs, median reported (default 20)
   --host-repeat N        timed host-sort runs (default 1)
+  --kk-algorithm NAME    Kokkos Kernels SpGEMM variant: kk (default), kk-memory, kk-dense, kk-lp
   --json FILE            write the results as JSON
   --help                 this text
 Exit status: 0 success, 1 error, 2 bad usage, 3 a baseline disagreed with spk.
@@ -70,6 +71,7 @@ Exit status: 0 success, 1 error, 2 bad usage, 3 a baseline disagreed with spk.
 struct Options {
   std::vector<std::string> cases, elements{"all"}, orderings{"natural", "rcm"}, methods{"all"};
   int warmup = 3, repeat = 20, host_repeat = 1;
+  KokkosSparse::SPGEMMAlgorithm kk_algorithm = KokkosSparse::SPGEMM_KK;
   std::string json;
 };
 
@@ -264,7 +266,7 @@ void run_element(const Element& element, const std::string& mesh_name,
     using kk_t = spk_bench::KkSpgemmAssembly<Element, Device>;
     std::unique_ptr<kk_t> kk;
     const auto full = time_device([&] { kk->full(); },
-                                  [&] { kk = std::make_unique<kk_t>(element, mesh, coords); },
+                                  [&] { kk = std::make_unique<kk_t>(element, mesh, coords, opt.kk_algorithm); },
                                   opt.warmup, opt.repeat);
     const auto num = time_device([&] { kk->numeric_only(); }, [] {}, opt.warmup, opt.repeat);
     const spk_bench::HostBlockCsr got = to_host(kk->result(), 1);
@@ -481,6 +483,20 @@ int main(int argc, char** argv) {
       opt.repeat = std::stoi(value());
     } else if (a == "--host-repeat") {
       opt.host_repeat = std::stoi(value());
+    } else if (a == "--kk-algorithm") {
+      const std::string name = value();
+      if (name == "kk") {
+        opt.kk_algorithm = KokkosSparse::SPGEMM_KK;
+      } else if (name == "kk-memory") {
+        opt.kk_algorithm = KokkosSparse::SPGEMM_KK_MEMORY;
+      } else if (name == "kk-dense") {
+        opt.kk_algorithm = KokkosSparse::SPGEMM_KK_DENSE;
+      } else if (name == "kk-lp") {
+        opt.kk_algorithm = KokkosSparse::SPGEMM_KK_LP;
+      } else {
+        std::fprintf(stderr, "spk-assemble: unknown --kk-algorithm '%s'\n", name.c_str());
+        return 2;
+      }
     } else if (a == "--json") {
       opt.json = value();
     } else if (!a.empty() && a[0] == '-') {

@@ -422,6 +422,27 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: the mesh matrix E", Device, assembly_mesh_m
   }
   CHECK(p.max_degree == 5);
   CHECK(p.max_row_length == 7);
+  // The action map: every local pair of every element exactly once, on the entry (node k,
+  // node b) of its element, in element order within an entry; incidences sorted by element.
+  const auto pci = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.col_idx);
+  const auto con = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.contributions);
+  const auto cmap = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.contribution_map);
+  const auto incs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.incidence);
+  REQUIRE(con.extent(0) == 6 * 9);
+  std::vector<int> seen(6 * 9, 0);
+  for (int v = 0; v < 8; ++v) {
+    for (int s = inc(v) + 1; s < inc(v + 1); ++s) CHECK(incs(s - 1) < incs(s));
+    for (int j = prm(v); j < prm(v + 1); ++j)
+      for (int q = cmap(j); q < cmap(j + 1); ++q) {
+        const int w = con(q), b = w % 3, e = w / 9, k = (w / 3) % 3;
+        CHECK(tris[std::size_t(e)][std::size_t(k)] == v);
+        CHECK(tris[std::size_t(e)][std::size_t(b)] == pci(j));
+        if (q > cmap(j)) CHECK(con(q - 1) / 9 < e);
+        ++seen[std::size_t(w)];
+      }
+  }
+  CHECK(std::count(seen.begin(), seen.end(), 1) == 6 * 9);
+  CHECK(cmap(std::size_t(p.nnz())) == 6 * 9);
 }
 TEST_CASE_TEMPLATE_APPLY(assembly_mesh_matrix, spk_test::all_devices);
 

@@ -4,13 +4,14 @@
 // The global matrix of a mesh has the pattern of S = E E^T (E: spk::MeshMatrix): node a meets
 // node b where they share an element. Assembly runs in two phases:
 //  - symbolic (spk::assemble_symbolic), once per mesh: E^T (each node's elements, with its local
-//    index), then the pattern of E E^T, counted and filled on the device. Kept in an
+//    index), then the pattern of E E^T, counted and filled on the device, and with it where each
+//    local pair (k, b) of each element collides in E E^T (the contribution lists). Kept in an
 //    spk::AssemblyPattern and reused while the mesh does not change.
 //  - numeric (spk::element_data, spk::assemble_numeric), per new geometry or material: each
 //    element's compact data (spk/assembly/elements.hpp), then each row of S placed by one thread
-//    and its lanes, entry S(a, b) summing the action-map blocks of the elements a and b share:
-//    the product E E^T with the multiplication replaced by the action map. No atomics, no
-//    per-element matrices in memory, and results identical from run to run.
+//    and its lanes, entry S(a, b) summing the action-map blocks of its contributions: the product
+//    E E^T with the multiplication replaced by the action map. No atomics, no per-element
+//    matrices in memory, and results identical from run to run.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -50,16 +51,20 @@ struct AssemblyPattern {
   Kokkos::View<int*, device_type> incidence_map, incidence;
   /// The pattern of E E^T.
   Kokkos::View<int*, device_type> row_map, col_idx;
+  /// The action map: the local pairs that land on entry j are contributions(q) for q in
+  /// [contribution_map(j), contribution_map(j + 1)), each packed (e K + k) K + b (element e,
+  /// local row node k, local column node b), in element order. K entries per incidence.
+  Kokkos::View<int*, device_type> contributions, contribution_map;
   int max_degree = 0;      ///< most elements at one node
   int max_row_length = 0;  ///< longest row of E E^T
   AssemblyParams params;
 
   int n_nodes() const { return mesh.n_nodes(); }
   std::int64_t nnz() const { return std::int64_t(col_idx.extent(0)); }
-  /// Bytes of the symbolic data (incidence and pattern, not the mesh matrix).
+  /// Bytes of the symbolic data (incidence, pattern and action map, not the mesh matrix).
   std::size_t memory_bytes() const {
     return (incidence_map.extent(0) + incidence.extent(0) + row_map.extent(0) +
-            col_idx.extent(0)) *
+            col_idx.extent(0) + contributions.extent(0) + contribution_map.extent(0)) *
            sizeof(int);
   }
 };
@@ -84,9 +89,10 @@ Kokkos::View<double* [3], Kokkos::LayoutRight, impl::device_t<Device>> node_coor
   return c;
 }
 
-/// Symbolic phase: E^T and the pattern of E E^T on E's execution space. Throws
-/// std::invalid_argument when E E^T would have more entries than int offsets hold.
-/// O(nnz(E) + sum over nodes of (K * degree)^2 / lanes) work.
+/// Symbolic phase on E's execution space: E^T (incidences sorted by element), the pattern of
+/// E E^T and its action map (spk::AssemblyPattern). Throws std::invalid_argument when E E^T
+/// would have more entries, or E more local pairs (K^2 per element), than int indexing holds.
+/// O(nnz(E) K) work and memory (hash-table deduplication per row).
 template <class Device>
 AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
                                           const AssemblyParams& params = {}) {
@@ -104,6 +110,9 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   const std::int64_t max_candidates = std::int64_t(inc.max_degree) * k;
   require(max_candidates <= std::int64_t(1) << 24, where, "a node in ", inc.max_degree,
           " elements of ", k, " nodes: too many candidates for one row");
+  require(mesh.nnz() * k <= std::int64_t(std::numeric_limits<int>::max()), where,
+          mesh.n_elements(), " elements of ", k, " nodes have ", mesh.nnz() * k,
+          " local pairs, more than int indexing holds");
   const double mean_candidates = n > 0 ? double(mesh.nnz()) * k / n : 1.0;
 
   using count_t = impl::PatternRows<dev, false>;
@@ -155,6 +164,13 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   Kokkos::View<int*, dev> col_idx(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::col_idx"),
       std::size_t(nnz));
+  Kokkos::View<int*, dev> contributions(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::contributions"),
+      std::size_t(mesh.nnz() * k));
+  Kokkos::View<int*, dev> contribution_map(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::contribution_map"),
+      std::size_t(nnz) + 1);
+  Kokkos::deep_copy(Kokkos::subview(contribution_map, std::size_t(nnz)), int(mesh.nnz() * k));
   {
     fill_t f;
     f.nodes = mesh.nodes();
@@ -162,6 +178,8 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
     f.inc = inc.entries;
     f.row_map = row_map;
     f.col_idx = col_idx;
+    f.contrib = contributions;
+    f.contrib_map = contribution_map;
     f.n = n;
     f.k = k;
     f.max_candidates = int(max_candidates);
@@ -176,6 +194,8 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   }
   p.row_map = row_map;
   p.col_idx = col_idx;
+  p.contributions = contributions;
+  p.contribution_map = contribution_map;
   return p;
 }
 
@@ -250,8 +270,8 @@ Kokkos::View<double*, typename MeshMatrix<Device>::device_type> element_data(
 /// Numeric phase: a.values() = the assembled matrix of `element` with per-element compact data
 /// `data` (from spk::element_data, or any values of the same shape, e.g. updated
 /// coefficients) on the pattern `p`. `a` must have p's pattern (spk::assembled_matrix).
-/// Every value is written; nothing is accumulated into what `a` held. O(sum over rows of
-/// row length x degree x K / lanes) work, no atomics.
+/// Every value is written; nothing is accumulated into what `a` held. O(one action-map entry per
+/// contribution, K^2 per element) work, no atomics.
 template <class Element, class Device>
 void assemble_numeric(
     const AssemblyPattern<Device>& p, const Element& element,
@@ -271,11 +291,9 @@ void assemble_numeric(
           Element::data_size);
   impl::NumericRows<dev, Element> f;
   f.element = element;
-  f.nodes = p.mesh.nodes();
-  f.inc_map = p.incidence_map;
-  f.inc = p.incidence;
   f.row_map = p.row_map;
-  f.col_idx = p.col_idx;
+  f.contrib = p.contributions;
+  f.contrib_map = p.contribution_map;
   f.data = data;
   f.values = reinterpret_cast<double*>(a.values().data());
   f.n = p.n_nodes();

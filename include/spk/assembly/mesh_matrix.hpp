@@ -135,6 +135,7 @@ MeshMatrix<Device> mesh_matrix(int n_nodes, const std::vector<std::array<int, K>
 template <class Device>
 CsrMatrix<int, int, int, Device> MeshMatrix<Device>::to_csr() const {
   const impl::NodeIncidence<device_type> inc = impl::node_incidence(n_nodes_, nodes_);
+  impl::sort_incidence(n_nodes_, inc);
   CsrMatrix<int, int, int, Device> e(n_nodes_, n_elements_, inc.map, inc.entries,
                                      Kokkos::View<int*, device_type>(
                                          Kokkos::view_alloc(Kokkos::WithoutInitializing,

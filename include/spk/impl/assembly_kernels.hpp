@@ -25,10 +25,9 @@ struct NodeIncidence {
   int max_degree = 0;
 };
 
-/// Transposes the element table `nodes` of n_nodes nodes: count (integer
-/// atomics), scan, fill through per-node cursors, then each node's list sorted (insertion sort:
-/// lists are as long as a node's element count), so the result does not depend on the order the
-/// fill ran in. O(nnz + sum of squared degrees) work.
+/// Transposes the element table `nodes` of n_nodes nodes: count (integer atomics), scan, fill
+/// through per-node cursors. Each node's list comes out in the order the fill ran in; callers
+/// that need element order sort it (sort_incidence, or the count pass of PatternRows). O(nnz).
 template <class Device>
 NodeIncidence<Device> node_incidence(int n_nodes, const Kokkos::View<int*, Device>& nodes) {
   using exec = typename Device::execution_space;
@@ -51,18 +50,30 @@ NodeIncidence<Device> node_incidence(int n_nodes, const Kokkos::View<int*, Devic
       },
       Kokkos::Max<int>(max_degree));
   r.max_degree = max_degree;
+  std::int64_t total = 0;  // a 64-bit scan: Kokkos 3.4's CUDA scan of int was 6x slower
   Kokkos::parallel_scan(
       "spk::assembly::incidence::scan", Kokkos::RangePolicy<exec>(0, n_nodes + 1),
-      KOKKOS_LAMBDA(int v, int& sum, bool final) {
+      KOKKOS_LAMBDA(int v, std::int64_t& sum, bool final) {
         sum += map(v);
-        if (final) map(v) = sum;
-      });
+        if (final) map(v) = int(sum);
+      },
+      total);
   Kokkos::View<int*, Device> cursor("spk::assembly::incidence::cursor", std::size_t(n_nodes));
   Kokkos::parallel_for(
       "spk::assembly::incidence::fill", Kokkos::RangePolicy<exec>(0, nnz), KOKKOS_LAMBDA(int p) {
         const int v = nodes(p);
         entries(map(v) + atomic_fetch_add_int(&cursor(v), 1)) = p;
       });
+  return r;
+}
+
+/// Sorts each node's incidences (insertion sort, one thread per node: lists are as long as a
+/// node's element count). O(sum of squared degrees).
+template <class Device>
+void sort_incidence(int n_nodes, const NodeIncidence<Device>& r) {
+  using exec = typename Device::execution_space;
+  const auto map = r.map;
+  const auto entries = r.entries;
   Kokkos::parallel_for(
       "spk::assembly::incidence::sort", Kokkos::RangePolicy<exec>(0, n_nodes),
       KOKKOS_LAMBDA(int v) {
@@ -73,7 +84,6 @@ NodeIncidence<Device> node_incidence(int n_nodes, const Kokkos::View<int*, Devic
           entries(t + 1) = key;
         }
       });
-  return r;
 }
 
 /// Launch shape of the row kernels: `rows` rows per team, `lanes` vector lanes per row, the
@@ -113,70 +123,139 @@ RowLaunch row_launch(double mean, std::size_t scratch_bytes, int lanes, int rows
   return l;
 }
 
-/// Pattern of E E^T, pass 1 (count) or 2 (fill): row v holds every node sharing an element with
-/// v (v included), sorted. Row v's candidates are the K nodes of each of v's elements; they are
-/// staged in the row's scratch, the first occurrence of each value counts, and in the fill pass
-/// a first occurrence goes to its rank among the distinct values. O(c^2 / lanes) per row of c
-/// candidates: meant for mesh rows (tens to a few hundred candidates).
+/// Pattern of E E^T and its action map, pass 1 (count) or 2 (fill), one row v per thread and
+/// its vector lanes. Row v's candidates are t = s K + b for each of v's incidences s (element e,
+/// v's local index k) and each local node b of e: node nodes(e K + b), contribution
+/// (e K + k) K + b. Distinct candidate nodes are found through a hash table in the row's
+/// scratch (compare-and-swap inserts: O(c / lanes) for c candidates).
+///  - count: sorts v's incidences by element (so the fill and the numeric sums run in element
+///    order) and writes the number of distinct nodes to row_len(v + 1).
+///  - fill: writes the sorted distinct nodes to col_idx and, for each of them, the contributions
+///    that land on it, in element order, to contrib(inc_map(v) K + ...) with their start in
+///    contrib_map(entry): the action map of row v (which local pairs collide where).
+/// O(c + deg^2 + u^2 + c u) / lanes per row (deg incidences, u distinct nodes).
 template <class Device, bool Fill>
 struct PatternRows {
   using exec = typename Device::execution_space;
   using member = typename Kokkos::TeamPolicy<exec>::member_type;
   using scratch_ints = Kokkos::View<int*, typename exec::scratch_memory_space,
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  Kokkos::View<const int*, Device> nodes, inc_map, inc;
+  Kokkos::View<const int*, Device> nodes, inc_map;
+  Kokkos::View<int*, Device> inc;      // sorted in place by the count pass
   Kokkos::View<int*, Device> row_len;  // count pass: the row lengths (at v + 1)
-  Kokkos::View<const int*, Device> row_map;  // fill pass
-  Kokkos::View<int*, Device> col_idx;        // fill pass
+  Kokkos::View<const int*, Device> row_map;               // fill pass
+  Kokkos::View<int*, Device> col_idx, contrib, contrib_map;  // fill pass
   int n = 0, k = 1, max_candidates = 0, level = 0;
 
+  /// Hash-table slots for c candidates: a power of two >= 2 c.
+  static int table_size(int max_candidates) {
+    int h = 2;
+    while (h < 2 * max_candidates) h *= 2;
+    return h;
+  }
+  /// Per-row scratch: the table (keys, values), candidates, their columns, distinct nodes, a
+  /// counter.
   static std::size_t scratch_bytes(int max_candidates) {
-    return scratch_ints::shmem_size(std::size_t(max_candidates)) * (Fill ? 2 : 1);
+    const std::size_t ints = 2 * std::size_t(table_size(max_candidates)) +
+                             3 * std::size_t(max_candidates) + 1;
+    return scratch_ints::shmem_size(ints) + 64;
+  }
+
+  KOKKOS_INLINE_FUNCTION static int slot_of(int x, int mask) {
+    return int((unsigned(x) * 2654435761u) & unsigned(mask));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
     const int v = m.league_rank() * m.team_size() + m.team_rank();
     const bool active = v < n;
     const int first = active ? inc_map(v) : 0;
-    const int c = active ? (inc_map(v + 1) - first) * k : 0;
+    const int deg = active ? inc_map(v + 1) - first : 0;
+    const int c = deg * k;
+    const int h = table_size(max_candidates), mask = h - 1;
+    scratch_ints keys(m.thread_scratch(level), std::size_t(h));
+    scratch_ints vals(m.thread_scratch(level), std::size_t(h));
     scratch_ints cand(m.thread_scratch(level), std::size_t(max_candidates));
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c), [&](int t) {
-      const int p = inc(first + t / k);
-      cand(t) = nodes(p - p % k + t % k);
-    });
+    scratch_ints ccol(m.thread_scratch(level), std::size_t(max_candidates));
+    scratch_ints uniq(m.thread_scratch(level), std::size_t(max_candidates));
+    scratch_ints counter(m.thread_scratch(level), 1);
+    // v's incidences (packed e K + k) into ccol[0, deg); the table emptied.
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, deg),
+                         [&](int s) { ccol(s) = inc(first + s); });
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, h), [&](int i) { keys(i) = -1; });
+    Kokkos::single(Kokkos::PerThread(m), [&]() { counter(0) = 0; });
     Warp<exec>::sync();
     if (!Fill) {
-      int distinct = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(m, c),
-          [&](int t, int& s) {
-            const int x = cand(t);
-            bool is_first = true;
-            for (int u = 0; u < t && is_first; ++u) is_first = cand(u) != x;
-            s += is_first ? 1 : 0;
-          },
-          distinct);
-      Kokkos::single(Kokkos::PerThread(m), [&]() {
-        if (active) row_len(v + 1) = distinct;
-      });
-    } else {
-      scratch_ints is_first(m.thread_scratch(level), std::size_t(max_candidates));
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c), [&](int t) {
-        const int x = cand(t);
-        bool f = true;
-        for (int u = 0; u < t && f; ++u) f = cand(u) != x;
-        is_first(t) = f ? 1 : 0;
-      });
-      Warp<exec>::sync();
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c), [&](int t) {
-        if (!is_first(t)) return;
-        const int x = cand(t);
+      // Incidences sorted by rank (they are distinct) and written back.
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, deg), [&](int s) {
+        const int p = ccol(s);
         int rank = 0;
-        for (int u = 0; u < c; ++u) rank += (is_first(u) && cand(u) < x) ? 1 : 0;
-        col_idx(row_map(v) + rank) = x;
+        for (int u = 0; u < deg; ++u) rank += ccol(u) < p ? 1 : 0;
+        inc(first + rank) = p;
       });
     }
-    Warp<exec>::sync();  // the next row of this thread (none here) would reuse the scratch
+    // Candidates and the distinct ones.
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c), [&](int t) {
+      const int p = ccol(t / k);
+      const int x = nodes(p - p % k + t % k);
+      cand(t) = x;
+      for (int i = slot_of(x, mask);; i = (i + 1) & mask) {
+        const int prev = Kokkos::atomic_compare_exchange(&keys(i), -1, x);
+        if (prev == -1) {
+          uniq(Kokkos::atomic_fetch_add(&counter(0), 1)) = x;
+          break;
+        }
+        if (prev == x) break;
+      }
+    });
+    Warp<exec>::sync();
+    const int u = counter(0);
+    if (!Fill) {
+      Kokkos::single(Kokkos::PerThread(m), [&]() {
+        if (active) row_len(v + 1) = u;
+      });
+      Warp<exec>::sync();
+      return;
+    }
+    const int r0 = active ? row_map(v) : 0;
+    // Distinct nodes ranked: the sorted row, and each node's rank in the table.
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, u), [&](int i) {
+      const int x = uniq(i);
+      int rank = 0;
+      for (int j = 0; j < u; ++j) rank += uniq(j) < x ? 1 : 0;
+      col_idx(r0 + rank) = x;
+      int slot = slot_of(x, mask);
+      while (keys(slot) != x) slot = (slot + 1) & mask;
+      vals(slot) = rank;
+    });
+    Warp<exec>::sync();
+    // Each candidate's column.
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c), [&](int t) {
+      const int x = cand(t);
+      int slot = slot_of(x, mask);
+      while (keys(slot) != x) slot = (slot + 1) & mask;
+      ccol(t) = vals(slot);
+    });
+    Warp<exec>::sync();
+    // Contributions grouped by column (in candidate order within a column): counts, starts.
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, u), [&](int r) {
+      int count = 0;
+      for (int t = 0; t < c; ++t) count += ccol(t) == r ? 1 : 0;
+      uniq(r) = count;
+    });
+    Warp<exec>::sync();
+    const int base = first * k;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, u), [&](int r) {
+      int start = 0;
+      for (int j = 0; j < r; ++j) start += uniq(j);
+      contrib_map(r0 + r) = base + start;
+      int q = base + start;
+      for (int t = 0; t < c; ++t)
+        if (ccol(t) == r) {
+          // incidence s = t / k is (e K + local) of the sorted list; b = t % k
+          contrib(q++) = inc(first + t / k) * k + t % k;
+        }
+    });
+    Warp<exec>::sync();  // the scratch is reused by the next row of this thread's team slot
   }
 };
 
@@ -202,10 +281,10 @@ struct ElementDataKernel {
   }
 };
 
-/// Numeric placement: row v's lanes each own some of its columns j and sum, over v's elements
-/// in increasing order, the action-map block entry(data_e, k, b) of the local node b of e that
-/// is j (k: v's local index). No atomics, and the sums run in element order, the order of a
-/// sequential element loop.
+/// Numeric placement through the action map: row v's lanes each own some of its entries and
+/// sum, in element order, the blocks entry(data_e, k, b) of the contributions
+/// contrib(contrib_map(entry) .. contrib_map(entry + 1) - 1), each packed (e K + k) K + b. No
+/// atomics, and the same summation order on every backend and run.
 template <class Device, class Element>
 struct NumericRows {
   static constexpr int K = Element::nodes_per_element;
@@ -214,7 +293,7 @@ struct NumericRows {
   using exec = typename Device::execution_space;
   using member = typename Kokkos::TeamPolicy<exec>::member_type;
   Element element;
-  Kokkos::View<const int*, Device> nodes, inc_map, inc, row_map, col_idx;
+  Kokkos::View<const int*, Device> row_map, contrib, contrib_map;
   Kokkos::View<const double*, Device> data;
   double* values = nullptr;  // B * B reals per entry
   int n = 0;
@@ -222,26 +301,21 @@ struct NumericRows {
   KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
     const int v = m.league_rank() * m.team_size() + m.team_rank();
     if (v >= n) return;
-    const int s0 = inc_map(v), s1 = inc_map(v + 1);
     const int r0 = row_map(v);
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, row_map(v + 1) - r0), [&](int c) {
-      const int j = col_idx(r0 + c);
       double acc[B * B];
       for (int q = 0; q < B * B; ++q) acc[q] = 0;
-      for (int s = s0; s < s1; ++s) {
-        const int p = inc(s);
-        const int e = p / K;
-        const int local = p - e * K;
-        for (int b = 0; b < K; ++b)
-          if (nodes(std::size_t(e) * K + b) == j) {
-            double block[B * B];
-            element.entry(&data(std::size_t(e) * C), local, b, block);
-            for (int q = 0; q < B * B; ++q) acc[q] += block[q];
-            break;
-          }
+      const int q1 = contrib_map(r0 + c + 1);
+      for (int q = contrib_map(r0 + c); q < q1; ++q) {
+        const int w = contrib(q);
+        const int b = w % K, p = w / K;
+        const int e = p / K, local = p - e * K;
+        double block[B * B];
+        element.entry(&data(std::size_t(e) * C), local, b, block);
+        for (int i = 0; i < B * B; ++i) acc[i] += block[i];
       }
       double* out = values + std::size_t(r0 + c) * (B * B);
-      for (int q = 0; q < B * B; ++q) out[q] = acc[q];
+      for (int i = 0; i < B * B; ++i) out[i] = acc[i];
     });
   }
 };
