@@ -148,7 +148,7 @@ struct PatternRows {
   int n = 0, k = 1, max_candidates = 0, level = 0;
 
   /// Hash-table slots for c candidates: a power of two >= 2 c.
-  static int table_size(int max_candidates) {
+  KOKKOS_INLINE_FUNCTION static int table_size(int max_candidates) {
     int h = 2;
     while (h < 2 * max_candidates) h *= 2;
     return h;
