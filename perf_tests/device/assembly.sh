@@ -32,7 +32,7 @@ cube:24|p2-tet-elasticity|natural,rcm"
 cases=${CASES:-$default_cases}
 
 if [ "$steps" = tests ] || [ "$steps" = all ]; then
-  for t in assembly assembly_reference generate_mesh reorder mesh_io; do
+  for t in assembly assembly_reference generate_mesh reorder; do
     echo "== spk_test_$t"
     "$bin/unit_tests/spk_test_$t" > "$out/test-$t.log" 2>&1
     r=$?
