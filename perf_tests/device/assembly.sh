@@ -5,7 +5,7 @@
 # ordering, every baseline. JSON and logs go to $OUT.
 # Usage:
 #   bash perf_tests/device/assembly.sh [tests|bench|all]   (default all)
-# Environment: KK_ALGORITHM (spk-assemble --kk-algorithm, default kk), REPEAT (default 20), WARMUP (default 3), CASE_TIMEOUT (seconds per case, default
+# Environment: KK_ALGORITHM (spk-assemble --kk-algorithm, default kk-memory), REPEAT (default 20), WARMUP (default 3), CASE_TIMEOUT (seconds per case, default
 # 600), CASES (override the list below, one "CASE|ELEMENTS|ORDERINGS" per line).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -46,7 +46,7 @@ if [ "$steps" = bench ] || [ "$steps" = all ]; then
     tag=$(echo "$c" | sed -e 's#.*/##' -e 's/[^A-Za-z0-9._-]/_/g')
     echo "== assembly $tag ($elements; $orderings)"
     timeout "${CASE_TIMEOUT:-600}" "$bin/perf_tests/spk-assemble" "$c" --element "$elements" \
-      --ordering "$orderings" --kk-algorithm "${KK_ALGORITHM:-kk}" --warmup "${WARMUP:-3}" --repeat "${REPEAT:-20}" \
+      --ordering "$orderings" --kk-algorithm "${KK_ALGORITHM:-kk-memory}" --warmup "${WARMUP:-3}" --repeat "${REPEAT:-20}" \
       --json "$out/assembly-$tag.json" > "$out/assembly-$tag.log" 2> "$out/assembly-$tag.err"
     r=$?
     grep -E "MISMATCH|error" "$out/assembly-$tag.err" | head -5
