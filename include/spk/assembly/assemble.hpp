@@ -15,6 +15,7 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -115,32 +116,47 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
           " local pairs, more than int indexing holds");
   const double mean_candidates = n > 0 ? double(mesh.nnz()) * k / n : 1.0;
 
-  using count_t = impl::PatternRows<dev, false>;
-  using fill_t = impl::PatternRows<dev, true>;
-  const impl::RowLaunch count_launch = impl::row_launch<exec>(
-      mean_candidates, count_t::scratch_bytes(int(max_candidates)), params.symbolic_lanes,
-      params.rows_per_team);
-  const impl::RowLaunch fill_launch = impl::row_launch<exec>(
-      mean_candidates, fill_t::scratch_bytes(int(max_candidates)), params.symbolic_lanes,
-      params.rows_per_team);
-
+  // Rows up to `cap` candidates in one launch with scratch sized for them; the few longer rows
+  // (high-valence nodes) in a second launch, so they do not cost every row its occupancy.
+  using rows_t = impl::PatternRows<dev>;
+  const int max_c = int(max_candidates);
+  const int cap = std::min(max_c, std::max(64, int(2 * mean_candidates) + 1));
+  const int lanes = params.symbolic_lanes > 0
+                        ? params.symbolic_lanes
+                        : (impl::is_gpu_space<exec>() ? impl::pow2_clamp(mean_candidates / 4, 4, 16)
+                                                      : 1);
+  const std::size_t slices = std::size_t(mesh.nnz()) * k;  // K^2 per element
   Kokkos::View<int*, dev> row_map("spk::assembly::row_map", std::size_t(n) + 1);
-  {
-    count_t f;
+  Kokkos::View<int*, dev> tmp_cols(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::tmp_cols"), slices);
+  Kokkos::View<int*, dev> tmp_start(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::tmp_start"), slices);
+  Kokkos::View<int*, dev> contributions(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::contributions"), slices);
+  for (int pass = 0; pass < 2; ++pass) {
+    const int c_lo = pass == 0 ? -1 : cap, c_hi = pass == 0 ? cap : max_c;
+    if (pass == 1 && max_c <= cap) break;
+    const impl::RowLaunch l = impl::row_launch<exec>(
+        mean_candidates, rows_t::scratch_bytes(c_hi), pass == 0 ? lanes : 32,
+        pass == 0 ? params.rows_per_team : 1, 256);
+    rows_t f;
     f.nodes = mesh.nodes();
     f.inc_map = inc.map;
     f.inc = inc.entries;
     f.row_len = row_map;
+    f.tmp_cols = tmp_cols;
+    f.tmp_start = tmp_start;
+    f.contrib = contributions;
     f.n = n;
     f.k = k;
-    f.max_candidates = int(max_candidates);
-    f.level = count_launch.level;
-    const int league = (n + count_launch.rows - 1) / count_launch.rows;
+    f.c_lo = c_lo;
+    f.c_hi = c_hi;
+    f.level = l.level;
+    const int league = (n + l.rows - 1) / l.rows;
     Kokkos::parallel_for(
-        "spk::assembly::pattern::count",
-        Kokkos::TeamPolicy<exec>(league, count_launch.rows, count_launch.lanes)
-            .set_scratch_size(count_launch.level,
-                              Kokkos::PerThread(count_t::scratch_bytes(int(max_candidates)))),
+        pass == 0 ? "spk::assembly::pattern::rows" : "spk::assembly::pattern::long_rows",
+        Kokkos::TeamPolicy<exec>(league, l.rows, l.lanes)
+            .set_scratch_size(l.level, Kokkos::PerThread(rows_t::scratch_bytes(c_hi))),
         f);
   }
   std::int64_t nnz = 0;
@@ -164,33 +180,25 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   Kokkos::View<int*, dev> col_idx(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::col_idx"),
       std::size_t(nnz));
-  Kokkos::View<int*, dev> contributions(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::contributions"),
-      std::size_t(mesh.nnz() * k));
   Kokkos::View<int*, dev> contribution_map(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::contribution_map"),
       std::size_t(nnz) + 1);
-  Kokkos::deep_copy(Kokkos::subview(contribution_map, std::size_t(nnz)), int(mesh.nnz() * k));
+  Kokkos::deep_copy(Kokkos::subview(contribution_map, std::size_t(nnz)), int(slices));
   {
-    fill_t f;
-    f.nodes = mesh.nodes();
+    impl::PatternCompact<dev> f;
     f.inc_map = inc.map;
-    f.inc = inc.entries;
     f.row_map = row_map;
+    f.tmp_cols = tmp_cols;
+    f.tmp_start = tmp_start;
     f.col_idx = col_idx;
-    f.contrib = contributions;
     f.contrib_map = contribution_map;
     f.n = n;
     f.k = k;
-    f.max_candidates = int(max_candidates);
-    f.level = fill_launch.level;
-    const int league = (n + fill_launch.rows - 1) / fill_launch.rows;
-    Kokkos::parallel_for(
-        "spk::assembly::pattern::fill",
-        Kokkos::TeamPolicy<exec>(league, fill_launch.rows, fill_launch.lanes)
-            .set_scratch_size(fill_launch.level,
-                              Kokkos::PerThread(fill_t::scratch_bytes(int(max_candidates)))),
-        f);
+    const double mean_row = n > 0 ? double(nnz) / n : 1.0;
+    const impl::RowLaunch l =
+        impl::row_launch<exec>(mean_row, 0, params.numeric_lanes, params.rows_per_team);
+    Kokkos::parallel_for("spk::assembly::pattern::compact",
+                         Kokkos::TeamPolicy<exec>((n + l.rows - 1) / l.rows, l.rows, l.lanes), f);
   }
   p.row_map = row_map;
   p.col_idx = col_idx;

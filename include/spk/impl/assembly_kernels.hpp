@@ -101,14 +101,16 @@ inline int pow2_clamp(double x, int lo, int hi) {
   return p;
 }
 
-/// Shape for rows of mean work `mean` (candidates or entries) with `scratch_bytes` of per-row
-/// scratch; lanes and rows from the caller when positive.
+/// Shape for rows of mean work `mean` (lanes: a power of two near it) with `scratch_bytes` of
+/// per-row scratch and about `threads` threads per team; lanes and rows from the caller when
+/// positive.
 template <class ExecSpace>
-RowLaunch row_launch(double mean, std::size_t scratch_bytes, int lanes, int rows) {
+RowLaunch row_launch(double mean, std::size_t scratch_bytes, int lanes, int rows,
+                     int threads = 128) {
   RowLaunch l;
   if (is_gpu_space<ExecSpace>()) {
     l.lanes = lanes > 0 ? lanes : pow2_clamp(mean, 4, 32);
-    l.rows = rows > 0 ? rows : 128 / l.lanes;
+    l.rows = rows > 0 ? rows : (threads + l.lanes - 1) / l.lanes;
     // A sub-warp row synchronises with the whole warp (Warp::sync), so a team spans whole warps.
     while (l.rows * l.lanes < 32) l.rows *= 2;
     const std::size_t shared_limit = 40 * 1024;
@@ -123,41 +125,40 @@ RowLaunch row_launch(double mean, std::size_t scratch_bytes, int lanes, int rows
   return l;
 }
 
-/// Pattern of E E^T and its action map, pass 1 (count) or 2 (fill), one row v per thread and
-/// its vector lanes. Row v's candidates are t = s K + b for each of v's incidences s (element e,
-/// v's local index k) and each local node b of e: node nodes(e K + b), contribution
-/// (e K + k) K + b. Distinct candidate nodes are found through a hash table in the row's
-/// scratch (compare-and-swap inserts: O(c / lanes) for c candidates).
-///  - count: sorts v's incidences by element (so the fill and the numeric sums run in element
-///    order) and writes the number of distinct nodes to row_len(v + 1).
-///  - fill: writes the sorted distinct nodes to col_idx and, for each of them, the contributions
-///    that land on it, in element order, to contrib(inc_map(v) K + ...) with their start in
-///    contrib_map(entry): the action map of row v (which local pairs collide where).
+/// Pattern of E E^T and its action map, one row v per thread and its vector lanes, for the
+/// rows whose candidate count c lies in (c_lo, c_hi] (the scratch is sized for c_hi; a second
+/// launch takes the few longer rows). Row v's candidates are t = s K + b for each of v's
+/// incidences s (element e, v's local index k) and each local node b of e: node nodes(e K + b),
+/// contribution (e K + k) K + b. The row
+///  - sorts v's incidences by element (written back to inc), so contributions come in element
+///    order;
+///  - finds the distinct candidate nodes through a hash table in scratch (compare-and-swap
+///    inserts) and ranks them: the sorted row, written to tmp_cols(base + r), base = inc_map(v) K
+///    (u <= c, so row v owns [base, base + c) of every K^2-per-element array);
+///  - groups the contributions by column in candidate order: contrib(base ...) (their final
+///    place) with column r's first at tmp_start(base + r);
+///  - writes u to row_len(v + 1).
 /// O(c + deg^2 + u^2 + c u) / lanes per row (deg incidences, u distinct nodes).
-template <class Device, bool Fill>
+template <class Device>
 struct PatternRows {
   using exec = typename Device::execution_space;
   using member = typename Kokkos::TeamPolicy<exec>::member_type;
   using scratch_ints = Kokkos::View<int*, typename exec::scratch_memory_space,
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::View<const int*, Device> nodes, inc_map;
-  Kokkos::View<int*, Device> inc;      // sorted in place by the count pass
-  Kokkos::View<int*, Device> row_len;  // count pass: the row lengths (at v + 1)
-  Kokkos::View<const int*, Device> row_map;               // fill pass
-  Kokkos::View<int*, Device> col_idx, contrib, contrib_map;  // fill pass
-  int n = 0, k = 1, max_candidates = 0, level = 0;
+  Kokkos::View<int*, Device> inc, row_len, tmp_cols, tmp_start, contrib;
+  int n = 0, k = 1, c_lo = -1, c_hi = 0, level = 0;
 
   /// Hash-table slots for c candidates: a power of two >= 2 c.
-  KOKKOS_INLINE_FUNCTION static int table_size(int max_candidates) {
+  KOKKOS_INLINE_FUNCTION static int table_size(int c) {
     int h = 2;
-    while (h < 2 * max_candidates) h *= 2;
+    while (h < 2 * c) h *= 2;
     return h;
   }
-  /// Per-row scratch: the table (keys, values), candidates, their columns, distinct nodes, a
-  /// counter.
-  static std::size_t scratch_bytes(int max_candidates) {
-    const std::size_t ints = 2 * std::size_t(table_size(max_candidates)) +
-                             3 * std::size_t(max_candidates) + 1;
+  /// Per-row scratch: the table (keys, values), sorted incidences, candidates, their columns,
+  /// distinct nodes, a counter.
+  static std::size_t scratch_bytes(int c) {
+    const std::size_t ints = 2 * std::size_t(table_size(c)) + 4 * std::size_t(c) + 1;
     return scratch_ints::shmem_size(ints) + 64;
   }
 
@@ -167,35 +168,37 @@ struct PatternRows {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
     const int v = m.league_rank() * m.team_size() + m.team_rank();
-    const bool active = v < n;
-    const int first = active ? inc_map(v) : 0;
-    const int deg = active ? inc_map(v + 1) - first : 0;
+    const int first = v < n ? inc_map(v) : 0;
+    const int deg_all = v < n ? inc_map(v + 1) - first : 0;
+    const bool active = v < n && deg_all * k > c_lo && deg_all * k <= c_hi;
+    const int deg = active ? deg_all : 0;
     const int c = deg * k;
-    const int h = table_size(max_candidates), mask = h - 1;
+    const int h = table_size(c_hi), mask = h - 1;
     scratch_ints keys(m.thread_scratch(level), std::size_t(h));
     scratch_ints vals(m.thread_scratch(level), std::size_t(h));
-    scratch_ints cand(m.thread_scratch(level), std::size_t(max_candidates));
-    scratch_ints ccol(m.thread_scratch(level), std::size_t(max_candidates));
-    scratch_ints uniq(m.thread_scratch(level), std::size_t(max_candidates));
+    scratch_ints sinc(m.thread_scratch(level), std::size_t(c_hi));
+    scratch_ints cand(m.thread_scratch(level), std::size_t(c_hi));
+    scratch_ints ccol(m.thread_scratch(level), std::size_t(c_hi));
+    scratch_ints uniq(m.thread_scratch(level), std::size_t(c_hi));
     scratch_ints counter(m.thread_scratch(level), 1);
-    // v's incidences (packed e K + k) into ccol[0, deg); the table emptied.
+    // v's incidences (packed e K + k) into cand[0, deg), sorted into sinc[0, deg) by rank (they
+    // are distinct); the table emptied.
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, deg),
-                         [&](int s) { ccol(s) = inc(first + s); });
+                         [&](int s) { cand(s) = inc(first + s); });
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, h), [&](int i) { keys(i) = -1; });
     Kokkos::single(Kokkos::PerThread(m), [&]() { counter(0) = 0; });
     Warp<exec>::sync();
-    if (!Fill) {
-      // Incidences sorted by rank (they are distinct) and written back.
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, deg), [&](int s) {
-        const int p = ccol(s);
-        int rank = 0;
-        for (int u = 0; u < deg; ++u) rank += ccol(u) < p ? 1 : 0;
-        inc(first + rank) = p;
-      });
-    }
-    // Candidates and the distinct ones.
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, deg), [&](int s) {
+      const int p = cand(s);
+      int rank = 0;
+      for (int u = 0; u < deg; ++u) rank += cand(u) < p ? 1 : 0;
+      sinc(rank) = p;
+      inc(first + rank) = p;
+    });
+    Warp<exec>::sync();
+    // Candidates (in sorted incidence order) and the distinct ones.
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c), [&](int t) {
-      const int p = ccol(t / k);
+      const int p = sinc(t / k);
       const int x = nodes(p - p % k + t % k);
       cand(t) = x;
       for (int i = slot_of(x, mask);; i = (i + 1) & mask) {
@@ -209,20 +212,13 @@ struct PatternRows {
     });
     Warp<exec>::sync();
     const int u = counter(0);
-    if (!Fill) {
-      Kokkos::single(Kokkos::PerThread(m), [&]() {
-        if (active) row_len(v + 1) = u;
-      });
-      Warp<exec>::sync();
-      return;
-    }
-    const int r0 = active ? row_map(v) : 0;
+    const int base = first * k;
     // Distinct nodes ranked: the sorted row, and each node's rank in the table.
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, u), [&](int i) {
       const int x = uniq(i);
       int rank = 0;
       for (int j = 0; j < u; ++j) rank += uniq(j) < x ? 1 : 0;
-      col_idx(r0 + rank) = x;
+      tmp_cols(base + rank) = x;
       int slot = slot_of(x, mask);
       while (keys(slot) != x) slot = (slot + 1) & mask;
       vals(slot) = rank;
@@ -236,26 +232,46 @@ struct PatternRows {
       ccol(t) = vals(slot);
     });
     Warp<exec>::sync();
-    // Contributions grouped by column (in candidate order within a column): counts, starts.
+    // Contributions grouped by column (candidate order within a column): counts, starts.
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, u), [&](int r) {
       int count = 0;
       for (int t = 0; t < c; ++t) count += ccol(t) == r ? 1 : 0;
       uniq(r) = count;
     });
     Warp<exec>::sync();
-    const int base = first * k;
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, u), [&](int r) {
       int start = 0;
       for (int j = 0; j < r; ++j) start += uniq(j);
-      contrib_map(r0 + r) = base + start;
+      tmp_start(base + r) = base + start;
       int q = base + start;
       for (int t = 0; t < c; ++t)
-        if (ccol(t) == r) {
-          // incidence s = t / k is (e K + local) of the sorted list; b = t % k
-          contrib(q++) = inc(first + t / k) * k + t % k;
-        }
+        if (ccol(t) == r) contrib(q++) = sinc(t / k) * k + t % k;
+    });
+    Kokkos::single(Kokkos::PerThread(m), [&]() {
+      if (active) row_len(v + 1) = u;
     });
     Warp<exec>::sync();  // the scratch is reused by the next row of this thread's team slot
+  }
+};
+
+/// Moves each row's sorted columns and contribution starts from its K^2-per-element slice
+/// (tmp_cols, tmp_start at inc_map(v) K) to the CSR arrays (at row_map(v)).
+template <class Device>
+struct PatternCompact {
+  using exec = typename Device::execution_space;
+  using member = typename Kokkos::TeamPolicy<exec>::member_type;
+  Kokkos::View<const int*, Device> inc_map, row_map, tmp_cols, tmp_start;
+  Kokkos::View<int*, Device> col_idx, contrib_map;
+  int n = 0, k = 1;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
+    const int v = m.league_rank() * m.team_size() + m.team_rank();
+    if (v >= n) return;
+    const int base = inc_map(v) * k, r0 = row_map(v);
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, row_map(v + 1) - r0), [&](int r) {
+      col_idx(r0 + r) = tmp_cols(base + r);
+      contrib_map(r0 + r) = tmp_start(base + r);
+    });
   }
 };
 
