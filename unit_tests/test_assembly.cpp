@@ -485,3 +485,26 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: errors name the element and the value", Dev
                        doctest::Contains("Poisson's ratio"), std::invalid_argument);
 }
 TEST_CASE_TEMPLATE_APPLY(assembly_errors, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: the chunked device scan", Device, assembly_scan) {
+  for (const int len : {0, 1, 4095, 4096, 4097, 20011}) {
+    CAPTURE(len);
+    Kokkos::View<int*, Device> a("a", std::size_t(len));
+    auto h = Kokkos::create_mirror_view(a);
+    std::mt19937 rng{unsigned(len)};
+    std::vector<std::int64_t> want(static_cast<std::size_t>(len));
+    std::int64_t sum = 0;
+    for (int i = 0; i < len; ++i) {
+      h(i) = int(rng() % 50);
+      sum += h(i);
+      want[std::size_t(i)] = sum;
+    }
+    Kokkos::deep_copy(a, h);
+    CHECK(spk::impl::scan_in_place("test", a) == sum);
+    Kokkos::deep_copy(h, a);
+    int bad = 0;
+    for (int i = 0; i < len; ++i) bad += h(i) == want[std::size_t(i)] ? 0 : 1;
+    CHECK(bad == 0);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_scan, spk_test::all_devices);

@@ -168,13 +168,7 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
       },
       Kokkos::Max<int>(max_row));
   p.max_row_length = max_row;
-  Kokkos::parallel_scan(
-      "spk::assembly::pattern::scan", Kokkos::RangePolicy<exec>(0, n + 1),
-      KOKKOS_LAMBDA(int v, std::int64_t& sum, bool final) {
-        sum += row_map(v);
-        if (final) row_map(v) = int(sum);  // checked below before use
-      },
-      nnz);
+  nnz = impl::scan_in_place("spk::assembly::pattern::scan", row_map);  // checked below
   require(nnz <= std::int64_t(std::numeric_limits<int>::max()), where, "E E^T of ", n,
           " nodes has ", nnz, " entries, more than int offsets hold");
   Kokkos::View<int*, dev> col_idx(
