@@ -6,7 +6,7 @@
 # Usage:
 #   bash perf_tests/device/assembly.sh [tests|bench|all]   (default all)
 # Environment: KK_ALGORITHM (spk-assemble --kk-algorithm, default kk-memory), REPEAT (default 20), WARMUP (default 3), CASE_TIMEOUT (seconds per case, default
-# 600), CASES (override the list below, one "CASE|ELEMENTS|ORDERINGS" per line).
+# 600), CASES (override the list below, one "CASE|ELEMENTS|ORDERINGS|METHODS" per line).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/device-out}
@@ -23,12 +23,15 @@ done
 steps=${1:-all}
 rc=0
 all_orderings=natural,random,rcm,morton,spectral
-default_cases="plate:1000|p1-triangle-laplacian|$all_orderings
-cube:60|p1-tet-laplacian,p1-tet-elasticity|$all_orderings
-mesh:$data/meshes/hand.mesh:2|p1-tet-laplacian,p1-tet-elasticity|natural,random,rcm
-mesh:$data/meshes/armadillo.obj:3|p1-triangle-laplacian|natural,random,rcm
-plate:400|p2-triangle-elasticity|natural,rcm
-cube:24|p2-tet-elasticity|natural,rcm"
+# Kokkos Kernels 3.4's SpGEMM hit an illegal address on the refined real meshes (H100), so
+# their rows leave it out.
+no_kk=spk,coo-sort,thrust-sort,host-sort
+default_cases="plate:1000|p1-triangle-laplacian|$all_orderings|all
+cube:60|p1-tet-laplacian,p1-tet-elasticity|$all_orderings|all
+mesh:$data/meshes/hand.mesh:2|p1-tet-laplacian,p1-tet-elasticity|natural,random,rcm|$no_kk
+mesh:$data/meshes/armadillo.obj:3|p1-triangle-laplacian|natural,random,rcm|$no_kk
+plate:400|p2-triangle-elasticity|natural,rcm|all
+cube:24|p2-tet-elasticity|natural,rcm|all"
 cases=${CASES:-$default_cases}
 
 if [ "$steps" = tests ] || [ "$steps" = all ]; then
@@ -41,12 +44,12 @@ if [ "$steps" = tests ] || [ "$steps" = all ]; then
   done
 fi
 if [ "$steps" = bench ] || [ "$steps" = all ]; then
-  while IFS='|' read -r c elements orderings; do
+  while IFS='|' read -r c elements orderings methods; do
     [ -n "$c" ] || continue
     tag=$(echo "$c" | sed -e 's#.*/##' -e 's/[^A-Za-z0-9._-]/_/g')
     echo "== assembly $tag ($elements; $orderings)"
     timeout "${CASE_TIMEOUT:-600}" "$bin/perf_tests/spk-assemble" "$c" --element "$elements" \
-      --ordering "$orderings" --kk-algorithm "${KK_ALGORITHM:-kk-memory}" --warmup "${WARMUP:-3}" --repeat "${REPEAT:-20}" \
+      --ordering "$orderings" --method "${methods:-all}" --kk-algorithm "${KK_ALGORITHM:-kk-memory}" --warmup "${WARMUP:-3}" --repeat "${REPEAT:-20}" \
       --json "$out/assembly-$tag.json" > "$out/assembly-$tag.log" 2> "$out/assembly-$tag.err"
     r=$?
     grep -E "MISMATCH|error" "$out/assembly-$tag.err" | head -5
