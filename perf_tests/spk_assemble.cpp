@@ -64,6 +64,8 @@ Kokkos Kernels SpGEMM, per mesh ordering.
   --host-repeat N        timed host-sort runs (default 1)
   --kk-algorithm NAME    Kokkos Kernels SpGEMM variant: kk-memory (default), kk-lp, kk, kk-dense
                          (kk and kk-dense gave wrong products with Kokkos Kernels 3.4 on an H100)
+  --symbolic-lanes N, --numeric-lanes N, --rows-per-team N
+                         spk's launch parameters (spk::AssemblyParams; default 0: automatic)
   --json FILE            write the results as JSON
   --help                 this text
 Exit status: 0 success, 1 error, 2 bad usage, 3 a baseline disagreed with spk.
@@ -74,6 +76,7 @@ struct Options {
   int warmup = 3, repeat = 20, host_repeat = 1;
   // SPGEMM_KK and SPGEMM_KK_DENSE of Kokkos Kernels 3.4 gave wrong products on an H100 for
   // these chains (0.1-0.9 relative error, varying between runs); KK_MEMORY and KK_LP agreed.
+  spk::AssemblyParams params;
   KokkosSparse::SPGEMMAlgorithm kk_algorithm = KokkosSparse::SPGEMM_KK_MEMORY;
   std::string json;
 };
@@ -195,7 +198,7 @@ void run_element(const Element& element, const std::string& mesh_name,
 
   // spk, and the reference matrix every baseline is compared with.
   using matrix_t = spk::CsrMatrix<spk::assembled_entry_t<Element>, int, int, Device>;
-  matrix_t a = spk::assemble(element, mesh, coords);
+  matrix_t a = spk::assemble(element, mesh, coords, opt.params);
   const spk_bench::HostBlockCsr ref = to_host(a, B);
   base.nnz = std::int64_t(ref.col_idx.size());
   std::mt19937_64 rng(7);
@@ -220,9 +223,9 @@ void run_element(const Element& element, const std::string& mesh_name,
   if (has(opt.methods, "spk")) {
     matrix_t held;
     spk::AssemblyPattern<Device> pattern;
-    const auto full = time_device([&] { held = spk::assemble(element, mesh, coords); },
+    const auto full = time_device([&] { held = spk::assemble(element, mesh, coords, opt.params); },
                                   [&] { held = matrix_t(); }, opt.warmup, opt.repeat);
-    const auto sym = time_device([&] { pattern = spk::assemble_symbolic(mesh); },
+    const auto sym = time_device([&] { pattern = spk::assemble_symbolic(mesh, opt.params); },
                                  [&] { pattern = spk::AssemblyPattern<Device>(); }, opt.warmup,
                                  opt.repeat);
     const auto kept = spk::assembled_matrix<Element>(pattern);
@@ -500,6 +503,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "spk-assemble: unknown --kk-algorithm '%s'\n", name.c_str());
         return 2;
       }
+    } else if (a == "--symbolic-lanes") {
+      opt.params.symbolic_lanes = std::stoi(value());
+    } else if (a == "--numeric-lanes") {
+      opt.params.numeric_lanes = std::stoi(value());
+    } else if (a == "--rows-per-team") {
+      opt.params.rows_per_team = std::stoi(value());
     } else if (a == "--json") {
       opt.json = value();
     } else if (!a.empty() && a[0] == '-') {
