@@ -126,7 +126,10 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
                         : (impl::is_gpu_space<exec>() ? impl::pow2_clamp(mean_candidates / 4, 4, 16)
                                                       : 1);
   const std::size_t slices = std::size_t(mesh.nnz()) * k;  // K^2 per element
-  Kokkos::View<int*, dev> row_map("spk::assembly::row_map", std::size_t(n) + 1);
+  Kokkos::View<int*, dev> row_map(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::row_map"),
+      std::size_t(n) + 1);  // every entry written by the row kernels
+  if (n == 0) Kokkos::deep_copy(row_map, 0);
   Kokkos::View<int*, dev> tmp_cols(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::tmp_cols"), slices);
   Kokkos::View<int*, dev> tmp_start(
@@ -177,7 +180,7 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   Kokkos::View<int*, dev> contribution_map(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::contribution_map"),
       std::size_t(nnz) + 1);
-  Kokkos::deep_copy(Kokkos::subview(contribution_map, std::size_t(nnz)), int(slices));
+  if (n == 0) Kokkos::deep_copy(contribution_map, 0);  // else written by the last row
   {
     impl::PatternCompact<dev> f;
     f.inc_map = inc.map;

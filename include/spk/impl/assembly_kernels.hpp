@@ -186,7 +186,8 @@ RowLaunch row_launch(double mean, std::size_t scratch_bytes, int lanes, int rows
 ///  - groups the contributions by column in candidate order: contrib(base ...) (their final
 ///    place) with column r's first at tmp_start(base + r);
 ///  - writes u to row_len(v + 1).
-/// O(c + deg^2 + u^2 + c u) / lanes per row (deg incidences, u distinct nodes).
+/// O(c + deg^2 + u^2 + sum of squared column counts) / lanes per row (deg incidences, u
+/// distinct nodes).
 template <class Device>
 struct PatternRows {
   using exec = typename Device::execution_space;
@@ -280,30 +281,55 @@ struct PatternRows {
       ccol(t) = vals(slot);
     });
     Warp<exec>::sync();
-    // Contributions grouped by column (candidate order within a column): counts, starts.
+    // Contributions grouped by column: counts (shared atomics), starts, placement through
+    // per-column cursors, then each column's few candidates sorted back into candidate order
+    // (element order), so the result does not depend on the order of the atomics. The table
+    // and the distinct-node list are free now: keys = counts, vals = starts, uniq = cursors.
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, u), [&](int r) {
-      int count = 0;
-      for (int t = 0; t < c; ++t) count += ccol(t) == r ? 1 : 0;
-      uniq(r) = count;
+      keys(r) = 0;
+      uniq(r) = 0;
     });
+    Warp<exec>::sync();
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c),
+                         [&](int t) { Kokkos::atomic_add(&keys(ccol(t)), 1); });
     Warp<exec>::sync();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, u), [&](int r) {
       int start = 0;
-      for (int j = 0; j < r; ++j) start += uniq(j);
+      for (int j = 0; j < r; ++j) start += keys(j);
+      vals(r) = start;
       tmp_start(base + r) = base + start;
-      int q = base + start;
-      for (int t = 0; t < c; ++t)
-        if (ccol(t) == r) contrib(q++) = sinc(t / k) * k + t % k;
+    });
+    Warp<exec>::sync();
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c), [&](int t) {
+      const int r = ccol(t);
+      cand(vals(r) + Kokkos::atomic_fetch_add(&uniq(r), 1)) = t;
+    });
+    Warp<exec>::sync();
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, u), [&](int r) {
+      const int lo = vals(r), hi = lo + keys(r);
+      for (int q = lo + 1; q < hi; ++q) {
+        const int t = cand(q);
+        int j = q - 1;
+        for (; j >= lo && cand(j) > t; --j) cand(j + 1) = cand(j);
+        cand(j + 1) = t;
+      }
+    });
+    Warp<exec>::sync();
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c), [&](int q) {
+      const int t = cand(q);
+      contrib(base + q) = sinc(t / k) * k + t % k;
     });
     Kokkos::single(Kokkos::PerThread(m), [&]() {
       if (active) row_len(v + 1) = u;
+      if (v == 0 && c_lo < 0) row_len(0) = 0;  // row_len is not zero-initialised
     });
     Warp<exec>::sync();  // the scratch is reused by the next row of this thread's team slot
   }
 };
 
 /// Moves each row's sorted columns and contribution starts from its K^2-per-element slice
-/// (tmp_cols, tmp_start at inc_map(v) K) to the CSR arrays (at row_map(v)).
+/// (tmp_cols, tmp_start at inc_map(v) K) to the CSR arrays (at row_map(v)); the last row also
+/// writes the end of the contribution map.
 template <class Device>
 struct PatternCompact {
   using exec = typename Device::execution_space;
@@ -316,6 +342,8 @@ struct PatternCompact {
     const int v = m.league_rank() * m.team_size() + m.team_rank();
     if (v >= n) return;
     const int base = inc_map(v) * k, r0 = row_map(v);
+    if (v == n - 1)
+      Kokkos::single(Kokkos::PerThread(m), [&]() { contrib_map(row_map(n)) = inc_map(n) * k; });
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, row_map(v + 1) - r0), [&](int r) {
       col_idx(r0 + r) = tmp_cols(base + r);
       contrib_map(r0 + r) = tmp_start(base + r);
