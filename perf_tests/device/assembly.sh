@@ -23,11 +23,12 @@ done
 steps=${1:-all}
 rc=0
 all_orderings=natural,random,rcm,morton,spectral
-# Kokkos Kernels 3.4's SpGEMM hit an illegal address on the refined real meshes (H100), so
-# their rows leave it out.
+# Kokkos Kernels 3.4's SpGEMM (KK_MEMORY; KK and KK_DENSE too) hit an illegal address on the
+# refined real meshes and on cube:60 (H100), so those cases leave it out; where it runs, its
+# products disagree with spk's and the host's (reported as MISMATCH, exit 3).
 no_kk=spk,coo-sort,thrust-sort,host-sort
 default_cases="plate:1000|p1-triangle-laplacian|$all_orderings|all
-cube:60|p1-tet-laplacian,p1-tet-elasticity|$all_orderings|all
+cube:60|p1-tet-laplacian,p1-tet-elasticity|$all_orderings|$no_kk
 mesh:$data/meshes/hand.mesh:2|p1-tet-laplacian,p1-tet-elasticity|natural,random,rcm|$no_kk
 mesh:$data/meshes/armadillo.obj:3|p1-triangle-laplacian|natural,random,rcm|$no_kk
 plate:400|p2-triangle-elasticity|natural,rcm|all
