@@ -104,7 +104,21 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   p.mesh = mesh;
   p.params = params;
   const int n = mesh.n_nodes(), k = mesh.nodes_per_element();
-  const impl::NodeIncidence<dev> inc = impl::node_incidence(n, mesh.nodes());
+  // One workspace for the temporaries (allocations and frees cost more than several of the
+  // kernels): the incidence cursors, the scans' chunk sums, and each row's K^2-per-element
+  // slices of sorted columns and contribution starts.
+  const std::size_t slices = std::size_t(mesh.nnz()) * std::size_t(k);
+  const std::size_t scan_ints = 2 * impl::scan_workspace(std::size_t(n) + 1);
+  Kokkos::View<int*, dev> work(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::work"),
+                               scan_ints + std::size_t(n) + 2 * slices);
+  std::int64_t* scan_ws = reinterpret_cast<std::int64_t*>(work.data());
+  const Kokkos::View<int*, dev, Kokkos::MemoryUnmanaged> cursor(work.data() + scan_ints,
+                                                                std::size_t(n));
+  const Kokkos::View<int*, dev, Kokkos::MemoryUnmanaged> tmp_cols(
+      work.data() + scan_ints + std::size_t(n), slices);
+  const Kokkos::View<int*, dev, Kokkos::MemoryUnmanaged> tmp_start(
+      work.data() + scan_ints + std::size_t(n) + slices, slices);
+  const impl::NodeIncidence<dev> inc = impl::node_incidence(n, mesh.nodes(), Kokkos::View<int*, dev>(cursor), scan_ws);
   p.incidence_map = inc.map;
   p.incidence = inc.entries;
   p.max_degree = inc.max_degree;
@@ -125,15 +139,10 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
                         ? params.symbolic_lanes
                         : (impl::is_gpu_space<exec>() ? impl::pow2_clamp(mean_candidates / 4, 4, 16)
                                                       : 1);
-  const std::size_t slices = std::size_t(mesh.nnz()) * k;  // K^2 per element
   Kokkos::View<int*, dev> row_map(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::row_map"),
       std::size_t(n) + 1);  // every entry written by the row kernels
   if (n == 0) Kokkos::deep_copy(row_map, 0);
-  Kokkos::View<int*, dev> tmp_cols(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::tmp_cols"), slices);
-  Kokkos::View<int*, dev> tmp_start(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::tmp_start"), slices);
   Kokkos::View<int*, dev> contributions(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::contributions"), slices);
   for (int pass = 0; pass < 2; ++pass) {
@@ -171,7 +180,7 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
       },
       Kokkos::Max<int>(max_row));
   p.max_row_length = max_row;
-  nnz = impl::scan_in_place("spk::assembly::pattern::scan", row_map);  // checked below
+  nnz = impl::scan_in_place("spk::assembly::pattern::scan", row_map, scan_ws);  // checked below
   require(nnz <= std::int64_t(std::numeric_limits<int>::max()), where, "E E^T of ", n,
           " nodes has ", nnz, " entries, more than int offsets hold");
   Kokkos::View<int*, dev> col_idx(

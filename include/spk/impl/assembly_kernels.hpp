@@ -17,11 +17,16 @@
 namespace spk {
 namespace impl {
 
+/// int64 values of scan_in_place's workspace for n entries.
+inline std::size_t scan_workspace(std::size_t n) { return (n + 4095) / 4096 + 1; }
+
 /// Inclusive prefix sum of `a` in place (a(i) = a(0) + ... + a(i), summed in int64 and stored
 /// as T; the caller checks that the total fits), returning the total. Three launches: chunk
-/// sums, their scan by one team, the chunks' scans.
+/// sums, their scan by one team, the chunks' scans. `workspace`, when given, holds
+/// scan_workspace(a.extent(0)) int64 values on the device (else they are allocated).
 template <class Device, class T>
-std::int64_t scan_in_place(const char* label, const Kokkos::View<T*, Device>& a) {
+std::int64_t scan_in_place(const char* label, const Kokkos::View<T*, Device>& a,
+                           std::int64_t* workspace = nullptr) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using member = typename policy::member_type;
@@ -32,9 +37,14 @@ std::int64_t scan_in_place(const char* label, const Kokkos::View<T*, Device>& a)
   // An explicit team size: Kokkos 3.4 computes an AUTO team size with occupancy queries at
   // every launch (about 0.1 ms each on the H100).
   const int team = is_gpu_space<exec>() ? 256 : 1;
-  Kokkos::View<std::int64_t*, Device> sums(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
-                                           std::size_t(chunks) + 1);
+  Kokkos::View<std::int64_t*, Device> sums;
+  if (workspace)
+    sums = Kokkos::View<std::int64_t*, Device, Kokkos::MemoryUnmanaged>(workspace,
+                                                                        std::size_t(chunks) + 1);
+  else
+    sums = Kokkos::View<std::int64_t*, Device>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+        std::size_t(chunks) + 1);
   Kokkos::parallel_for(
       label, policy(chunks, team), KOKKOS_LAMBDA(const member& m) {
         const std::int64_t lo = m.league_rank() * chunk;
@@ -81,10 +91,13 @@ struct NodeIncidence {
 };
 
 /// Transposes the element table `nodes` of n_nodes nodes: count (integer atomics), scan, fill
-/// through per-node cursors. Each node's list comes out in the order the fill ran in; callers
+/// through per-node cursors (`cursor`: at least n_nodes ints the caller lends, else allocated;
+/// `scan_ws`: scan_in_place's workspace, else allocated). Each node's list comes out in the order the fill ran in; callers
 /// that need element order sort it (sort_incidence, or the count pass of PatternRows). O(nnz).
 template <class Device>
-NodeIncidence<Device> node_incidence(int n_nodes, const Kokkos::View<int*, Device>& nodes) {
+NodeIncidence<Device> node_incidence(int n_nodes, const Kokkos::View<int*, Device>& nodes,
+                                     Kokkos::View<int*, Device> cursor = {},
+                                     std::int64_t* scan_ws = nullptr) {
   using exec = typename Device::execution_space;
   const int nnz = int(nodes.extent(0));
   NodeIncidence<Device> r;
@@ -105,8 +118,11 @@ NodeIncidence<Device> node_incidence(int n_nodes, const Kokkos::View<int*, Devic
       },
       Kokkos::Max<int>(max_degree));
   r.max_degree = max_degree;
-  scan_in_place("spk::assembly::incidence::scan", map);
-  Kokkos::View<int*, Device> cursor("spk::assembly::incidence::cursor", std::size_t(n_nodes));
+  scan_in_place("spk::assembly::incidence::scan", map, scan_ws);
+  if (cursor.extent(0) < std::size_t(n_nodes))
+    cursor = Kokkos::View<int*, Device>("spk::assembly::incidence::cursor", std::size_t(n_nodes));
+  else
+    Kokkos::deep_copy(cursor, 0);
   Kokkos::parallel_for(
       "spk::assembly::incidence::fill", Kokkos::RangePolicy<exec>(0, nnz), KOKKOS_LAMBDA(int p) {
         const int v = nodes(p);
