@@ -494,13 +494,19 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: the chunked device scan", Device, assembly_
     std::mt19937 rng{unsigned(len)};
     std::vector<std::int64_t> want(static_cast<std::size_t>(len));
     std::int64_t sum = 0;
+    int biggest = 0;
     for (int i = 0; i < len; ++i) {
       h(i) = int(rng() % 50);
       sum += h(i);
+      biggest = std::max(biggest, h(i));
       want[std::size_t(i)] = sum;
     }
     Kokkos::deep_copy(a, h);
-    CHECK(spk::impl::scan_in_place("test", a) == sum);
+    // with a lent workspace every other length, allocating its own otherwise
+    Kokkos::View<std::int64_t*, Device> ws("ws", spk::impl::scan_workspace(std::size_t(len)));
+    int got_max = -1;
+    CHECK(spk::impl::scan_in_place("test", a, len % 2 ? ws.data() : nullptr, &got_max) == sum);
+    CHECK(got_max == biggest);
     Kokkos::deep_copy(h, a);
     int bad = 0;
     for (int i = 0; i < len; ++i) bad += h(i) == want[std::size_t(i)] ? 0 : 1;

@@ -137,7 +137,7 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   const int cap = std::min(max_c, std::max(64, int(2 * mean_candidates) + 1));
   const int lanes = params.symbolic_lanes > 0
                         ? params.symbolic_lanes
-                        : (impl::is_gpu_space<exec>() ? impl::pow2_clamp(mean_candidates / 4, 4, 16)
+                        : (impl::is_gpu_space<exec>() ? impl::pow2_clamp(mean_candidates / 4, 4, 8)
                                                       : 1);
   Kokkos::View<int*, dev> row_map(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::row_map"),
@@ -171,16 +171,11 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
             .set_scratch_size(l.level, Kokkos::PerThread(rows_t::scratch_bytes(c_hi))),
         f);
   }
-  std::int64_t nnz = 0;
   int max_row = 0;
-  Kokkos::parallel_reduce(
-      "spk::assembly::pattern::max", Kokkos::RangePolicy<exec>(0, n + 1),
-      KOKKOS_LAMBDA(int v, int& m) {
-        if (row_map(v) > m) m = row_map(v);
-      },
-      Kokkos::Max<int>(max_row));
-  p.max_row_length = max_row;
-  nnz = impl::scan_in_place("spk::assembly::pattern::scan", row_map, scan_ws);  // checked below
+  const std::int64_t nnz =
+      impl::scan_in_place("spk::assembly::pattern::scan", row_map, scan_ws, &max_row);
+  p.max_row_length = max_row;  // nnz checked below
+
   require(nnz <= std::int64_t(std::numeric_limits<int>::max()), where, "E E^T of ", n,
           " nodes has ", nnz, " entries, more than int offsets hold");
   Kokkos::View<int*, dev> col_idx(

@@ -18,15 +18,16 @@ namespace spk {
 namespace impl {
 
 /// int64 values of scan_in_place's workspace for n entries.
-inline std::size_t scan_workspace(std::size_t n) { return (n + 4095) / 4096 + 1; }
+inline std::size_t scan_workspace(std::size_t n) { return 2 * ((n + 4095) / 4096 + 1); }
 
 /// Inclusive prefix sum of `a` in place (a(i) = a(0) + ... + a(i), summed in int64 and stored
-/// as T; the caller checks that the total fits), returning the total. Three launches: chunk
+/// as T; the caller checks that the total fits), returning the total; `max_value`, when given,
+/// receives the largest entry of `a` before the scan. Three launches: chunk
 /// sums, their scan by one team, the chunks' scans. `workspace`, when given, holds
 /// scan_workspace(a.extent(0)) int64 values on the device (else they are allocated).
 template <class Device, class T>
 std::int64_t scan_in_place(const char* label, const Kokkos::View<T*, Device>& a,
-                           std::int64_t* workspace = nullptr) {
+                           std::int64_t* workspace = nullptr, T* max_value = nullptr) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using member = typename policy::member_type;
@@ -39,25 +40,42 @@ std::int64_t scan_in_place(const char* label, const Kokkos::View<T*, Device>& a,
   const int team = is_gpu_space<exec>() ? 256 : 1;
   Kokkos::View<std::int64_t*, Device> sums;
   if (workspace)
-    sums = Kokkos::View<std::int64_t*, Device, Kokkos::MemoryUnmanaged>(workspace,
-                                                                        std::size_t(chunks) + 1);
+    sums = Kokkos::View<std::int64_t*, Device, Kokkos::MemoryUnmanaged>(
+        workspace, 2 * (std::size_t(chunks) + 1));
   else
     sums = Kokkos::View<std::int64_t*, Device>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
-        std::size_t(chunks) + 1);
+        2 * (std::size_t(chunks) + 1));
+  // sums(0 .. chunks): chunk sums, then their scan; sums(chunks + 1 ..): chunk maxima, then
+  // (in sums(chunks + 1)) the maximum.
   Kokkos::parallel_for(
       label, policy(chunks, team), KOKKOS_LAMBDA(const member& m) {
         const std::int64_t lo = m.league_rank() * chunk;
         const std::int64_t hi = lo + chunk < len ? lo + chunk : len;
-        std::int64_t s = 0;
+        std::int64_t s = 0, mx = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(m, int(hi - lo)),
             [&](int i, std::int64_t& acc) { acc += std::int64_t(a(lo + i)); }, s);
-        Kokkos::single(Kokkos::PerTeam(m), [&]() { sums(m.league_rank() + 1) = s; });
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(m, int(hi - lo)),
+            [&](int i, std::int64_t& acc) {
+              if (std::int64_t(a(lo + i)) > acc) acc = std::int64_t(a(lo + i));
+            },
+            Kokkos::Max<std::int64_t>(mx));
+        Kokkos::single(Kokkos::PerTeam(m), [&]() {
+          sums(m.league_rank() + 1) = s;
+          sums(chunks + 2 + m.league_rank()) = mx;
+        });
       });
   Kokkos::parallel_for(
       label, policy(1, team), KOKKOS_LAMBDA(const member& m) {
-        Kokkos::single(Kokkos::PerTeam(m), [&]() { sums(0) = 0; });
+        Kokkos::single(Kokkos::PerTeam(m), [&]() {
+          sums(0) = 0;
+          std::int64_t mx = 0;
+          for (int c = 0; c < chunks; ++c)
+            if (sums(chunks + 2 + c) > mx) mx = sums(chunks + 2 + c);
+          sums(chunks + 1) = mx;
+        });
         m.team_barrier();
         Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, chunks + 1),
                               [&](int i, std::int64_t& partial, bool final) {
@@ -76,9 +94,11 @@ std::int64_t scan_in_place(const char* label, const Kokkos::View<T*, Device>& a,
                                 if (final) a(lo + i) = T(offset + partial);
                               });
       });
-  std::int64_t total = 0;
-  Kokkos::deep_copy(total, Kokkos::subview(sums, std::size_t(chunks)));
-  return total;
+  std::int64_t ends[2] = {0, 0};  // total and maximum, one copy
+  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(ends, 2),
+                    Kokkos::subview(sums, std::make_pair(std::size_t(chunks), std::size_t(chunks) + 2)));
+  if (max_value) *max_value = T(ends[1]);
+  return ends[0];
 }
 
 /// E in compressed-row form: node v is in the elements entries(map(v)) .. entries(map(v+1)-1),
@@ -111,14 +131,8 @@ NodeIncidence<Device> node_incidence(int n_nodes, const Kokkos::View<int*, Devic
       "spk::assembly::incidence::count", Kokkos::RangePolicy<exec>(0, nnz),
       KOKKOS_LAMBDA(int p) { atomic_add_int(&map(nodes(p) + 1), 1); });
   int max_degree = 0;
-  Kokkos::parallel_reduce(
-      "spk::assembly::incidence::max", Kokkos::RangePolicy<exec>(0, n_nodes + 1),
-      KOKKOS_LAMBDA(int v, int& m) {
-        if (map(v) > m) m = map(v);
-      },
-      Kokkos::Max<int>(max_degree));
+  scan_in_place("spk::assembly::incidence::scan", map, scan_ws, &max_degree);
   r.max_degree = max_degree;
-  scan_in_place("spk::assembly::incidence::scan", map, scan_ws);
   if (cursor.extent(0) < std::size_t(n_nodes))
     cursor = Kokkos::View<int*, Device>("spk::assembly::incidence::cursor", std::size_t(n_nodes));
   else
