@@ -32,7 +32,10 @@ std::int64_t scan_in_place(const char* label, const Kokkos::View<T*, Device>& a,
   using policy = Kokkos::TeamPolicy<exec>;
   using member = typename policy::member_type;
   const std::int64_t len = std::int64_t(a.extent(0));
-  if (len == 0) return 0;
+  if (len == 0) {
+    if (max_value) *max_value = T(0);
+    return 0;
+  }
   const std::int64_t chunk = 4096;
   const int chunks = int((len + chunk - 1) / chunk);
   // An explicit team size: Kokkos 3.4 computes an AUTO team size with occupancy queries at
