@@ -74,6 +74,17 @@ KOKKOS_INLINE_FUNCTION void tet_gradient(const double* data, int v, double* g) {
     g[d] = v == 0 ? -(data[d] + data[3 + d] + data[6 + d]) : data[3 * (v - 1) + d];
 }
 
+/// Gradients of all 4 barycentric coordinates (d[3 v .. 3 v + 2], v = 0..3) and the volume
+/// (d[12]); false for a degenerate tetrahedron. The elasticity elements' compact data: an entry
+/// then reads only the two gradients it needs and the volume.
+KOKKOS_INLINE_FUNCTION bool tet_all_gradients(const double (*x)[3], double* d) {
+  double g[10];
+  if (!tet_gradients(x, g)) return false;
+  for (int v = 0; v < 4; ++v) tet_gradient(g, v, d + 3 * v);
+  d[12] = g[9];
+  return true;
+}
+
 /// Endpoints of edge e (0..5) of a tetrahedron in the quadratic local order.
 KOKKOS_INLINE_FUNCTION int tet_edge_vertex(int e, int end) {
   // (0,1), (1,2), (0,2), (0,3), (1,3), (2,3)
@@ -171,13 +182,13 @@ struct P1TetLaplacian {
 
 /// Linear tetrahedron, isotropic linear elasticity, 3 DOF per node (3 x 3 blocks):
 /// K_ab = V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I), the same matrix as
-/// spk::elasticity_stiffness. Compact data: the gradients of barycentric coordinates 1..3 and
-/// the volume, 10 reals instead of 144 entries.
+/// spk::elasticity_stiffness. Compact data: the gradients of the 4 barycentric coordinates and
+/// the volume, 13 reals instead of 144 entries.
 struct P1TetElasticity {
   static constexpr int nodes_per_element = 4;
   static constexpr int geometry_nodes = 4;
   static constexpr int dofs_per_node = 3;
-  static constexpr int data_size = 10;
+  static constexpr int data_size = 13;
   static constexpr const char* name = "p1-tet-elasticity";
   double lambda = 0, mu = 0;
 
@@ -189,15 +200,16 @@ struct P1TetElasticity {
   }
 
   KOKKOS_INLINE_FUNCTION bool element_data(const double (*x)[3], double* data) const {
-    return impl::tet_gradients(x, data);
+    return impl::tet_all_gradients(x, data);
   }
 
   KOKKOS_INLINE_FUNCTION void entry(const double* data, int a, int b, double* out) const {
-    double ga[3], gb[3], m[3][3];
-    impl::tet_gradient(data, a, ga);
-    impl::tet_gradient(data, b, gb);
+    const double* ga = data + 3 * a;
+    const double* gb = data + 3 * b;
+    const double v = data[12];
+    double m[3][3];
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) m[i][j] = data[9] * ga[i] * gb[j];
+      for (int j = 0; j < 3; ++j) m[i][j] = v * ga[i] * gb[j];
     impl::lame_block<3>(lambda, mu, m, out);
   }
 };
@@ -272,13 +284,13 @@ struct P2TriangleElasticity {
 };
 
 /// Quadratic (10-node) tetrahedron, isotropic linear elasticity, 3 DOF per node (3 x 3 blocks).
-/// Compact data as P1TetElasticity (10 reals instead of 900 entries); the action map
+/// Compact data as P1TetElasticity (13 reals instead of 900 entries); the action map
 /// integrates the quadratic shape-function gradients exactly with the 4-point degree-2 rule.
 struct P2TetElasticity {
   static constexpr int nodes_per_element = 10;
   static constexpr int geometry_nodes = 4;
   static constexpr int dofs_per_node = 3;
-  static constexpr int data_size = 10;
+  static constexpr int data_size = 13;
   static constexpr const char* name = "p2-tet-elasticity";
   double lambda = 0, mu = 0;
 
@@ -290,21 +302,17 @@ struct P2TetElasticity {
   }
 
   KOKKOS_INLINE_FUNCTION bool element_data(const double (*x)[3], double* data) const {
-    return impl::tet_gradients(x, data);
+    return impl::tet_all_gradients(x, data);
   }
 
   /// Gradient of shape function n at barycentric point l.
   KOKKOS_INLINE_FUNCTION static void shape_gradient(const double* data, int n, const double* l,
                                                     double* g) {
     if (n < 4) {
-      impl::tet_gradient(data, n, g);
-      for (int d = 0; d < 3; ++d) g[d] *= 4 * l[n] - 1;
+      for (int d = 0; d < 3; ++d) g[d] = (4 * l[n] - 1) * data[3 * n + d];
     } else {
       const int p = impl::tet_edge_vertex(n - 4, 0), q = impl::tet_edge_vertex(n - 4, 1);
-      double gp[3], gq[3];
-      impl::tet_gradient(data, p, gp);
-      impl::tet_gradient(data, q, gq);
-      for (int d = 0; d < 3; ++d) g[d] = 4 * (l[p] * gq[d] + l[q] * gp[d]);
+      for (int d = 0; d < 3; ++d) g[d] = 4 * (l[p] * data[3 * q + d] + l[q] * data[3 * p + d]);
     }
   }
 
@@ -320,7 +328,7 @@ struct P2TetElasticity {
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) m[i][j] += ga[i] * gb[j];
     }
-    const double w = data[9] / 4;
+    const double w = data[12] / 4;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) m[i][j] *= w;
     impl::lame_block<3>(lambda, mu, m, out);
