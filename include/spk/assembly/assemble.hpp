@@ -109,8 +109,9 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   // slices of sorted columns and contribution starts.
   const std::size_t slices = std::size_t(mesh.nnz()) * std::size_t(k);
   const std::size_t scan_ints = 2 * impl::scan_workspace(std::size_t(n) + 1);
-  Kokkos::View<int*, dev> work(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::work"),
-                               scan_ints + std::size_t(n) + 2 * slices);
+  Kokkos::View<int*, dev> work(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::work"),
+      scan_ints + std::size_t(n) + 2 * slices + std::size_t(n) + 1);
   std::int64_t* scan_ws = reinterpret_cast<std::int64_t*>(work.data());
   const Kokkos::View<int*, dev, Kokkos::MemoryUnmanaged> cursor(work.data() + scan_ints,
                                                                 std::size_t(n));
@@ -118,6 +119,8 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
       work.data() + scan_ints + std::size_t(n), slices);
   const Kokkos::View<int*, dev, Kokkos::MemoryUnmanaged> tmp_start(
       work.data() + scan_ints + std::size_t(n) + slices, slices);
+  const Kokkos::View<int*, dev, Kokkos::MemoryUnmanaged> long_rows(
+      work.data() + scan_ints + std::size_t(n) + 2 * slices, std::size_t(n) + 1);
   const impl::NodeIncidence<dev> inc = impl::node_incidence(n, mesh.nodes(), Kokkos::View<int*, dev>(cursor), scan_ws);
   p.incidence_map = inc.map;
   p.incidence = inc.entries;
@@ -148,6 +151,20 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   for (int pass = 0; pass < 2; ++pass) {
     const int c_lo = pass == 0 ? -1 : cap, c_hi = pass == 0 ? cap : max_c;
     if (pass == 1 && max_c <= cap) break;
+    // The long rows listed (in any order: rows are independent), so that their launch has as
+    // many teams as long rows, not as rows.
+    int n_long = -1;
+    if (pass == 1) {
+      const auto map = inc.map;
+      Kokkos::deep_copy(Kokkos::subview(long_rows, std::size_t(n)), 0);
+      Kokkos::parallel_for(
+          "spk::assembly::pattern::long_rows_list", Kokkos::RangePolicy<exec>(0, n),
+          KOKKOS_LAMBDA(int v) {
+            if ((map(v + 1) - map(v)) * k > cap)
+              long_rows(impl::atomic_fetch_add_int(&long_rows(n), 1)) = v;
+          });
+      Kokkos::deep_copy(n_long, Kokkos::subview(long_rows, std::size_t(n)));
+    }
     const impl::RowLaunch l = impl::row_launch<exec>(
         mean_candidates, rows_t::scratch_bytes(c_hi), pass == 0 ? lanes : 32,
         pass == 0 ? params.rows_per_team : 1, 256);
@@ -164,7 +181,10 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
     f.c_lo = c_lo;
     f.c_hi = c_hi;
     f.level = l.level;
-    const int league = (n + l.rows - 1) / l.rows;
+    f.row_list = long_rows;
+    f.list_n = n_long;
+    const int rows_taken = pass == 0 ? n : n_long;
+    const int league = (rows_taken + l.rows - 1) / l.rows;
     Kokkos::parallel_for(
         pass == 0 ? "spk::assembly::pattern::rows" : "spk::assembly::pattern::long_rows",
         Kokkos::TeamPolicy<exec>(league, l.rows, l.lanes)

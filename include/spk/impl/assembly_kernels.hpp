@@ -229,6 +229,9 @@ struct PatternRows {
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::View<const int*, Device> nodes, inc_map;
   Kokkos::View<int*, Device> inc, row_len, tmp_cols, tmp_start, contrib;
+  /// When list_n >= 0, the rows to take are row_list(0 .. list_n - 1) (the long rows), else all.
+  Kokkos::View<const int*, Device> row_list;
+  int list_n = -1;
   int n = 0, k = 1, c_lo = -1, c_hi = 0, level = 0;
 
   /// Hash-table slots for c candidates: a power of two >= 2 c.
@@ -249,7 +252,8 @@ struct PatternRows {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
-    const int v = m.league_rank() * m.team_size() + m.team_rank();
+    const int idx = m.league_rank() * m.team_size() + m.team_rank();
+    const int v = list_n < 0 ? idx : (idx < list_n ? row_list(idx) : n);
     const int first = v < n ? inc_map(v) : 0;
     const int deg_all = v < n ? inc_map(v + 1) - first : 0;
     const bool active = v < n && deg_all * k > c_lo && deg_all * k <= c_hi;
