@@ -196,6 +196,7 @@ std::vector<spk::AssemblyParams> launch_variants() {
   v[2].symbolic_lanes = 32;
   v[2].numeric_lanes = 8;
   v[2].rows_per_team = 4;
+  v.push_back(spk::AssemblyParams{8, 4, 5});  // rows rounded up to whole warps on GPUs
   return v;
 }
 
@@ -239,6 +240,7 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: the five elements against the host referenc
   for (const auto& params : launch_variants()) {
     CAPTURE(params.symbolic_lanes);
     CAPTURE(params.numeric_lanes);
+    CAPTURE(params.rows_per_team);
     SUBCASE("P1 triangle Laplacian, perturbed plate and a real surface") {
       for (const auto* m : {&plate_p, &surface}) {
         const Expanded a =
@@ -351,21 +353,25 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: edge cases", Device, assembly_edges) {
     check_against(a, spk_test::reference_p1_triangle_laplacian(m.vertices, m.triangles), 1e-12);
     CHECK(a.row_map[12] == a.row_map[13]);
   }
-  SUBCASE("one node in 300 triangles (a dense row) and 500 tetrahedra") {
-    spk::TriangleMesh fan;
-    fan.vertices.push_back({0, 0, 0});
-    const int k = 300;
-    for (int i = 0; i < k; ++i) {
-      const double t = 2 * 3.14159265358979 * i / k;
-      fan.vertices.push_back({std::cos(t), std::sin(t), 0});
-      fan.triangles.push_back({0, 1 + i, 1 + (i + 1) % k});
-    }
-    for (const auto& params : launch_variants()) {
-      const Expanded a =
-          spk_assemble<Device>(spk::P1TriangleLaplacian{}, fan.vertices, fan.triangles, params);
-      check_against(a, spk_test::reference_p1_triangle_laplacian(fan.vertices, fan.triangles),
-                    1e-12);
-      CHECK(a.row_map[1] - a.row_map[0] == k + 1);
+  SUBCASE("one node in 300 or 3000 triangles (dense rows) and in 500 tetrahedra") {
+    // 300: the shared-memory long-row launch; 3000 (9000 candidates): the global-scratch one.
+    for (const int k : {300, 3000}) {
+      spk::TriangleMesh fan;
+      fan.vertices.push_back({0, 0, 0});
+      for (int i = 0; i < k; ++i) {
+        const double t = 2 * 3.14159265358979 * i / k;
+        fan.vertices.push_back({std::cos(t), std::sin(t), 0});
+        fan.triangles.push_back({0, 1 + i, 1 + (i + 1) % k});
+      }
+      for (const auto& params : launch_variants()) {
+        const Expanded a = spk_assemble<Device>(spk::P1TriangleLaplacian{}, fan.vertices,
+                                                fan.triangles, params);
+        // 3000 slivers: cotangents near 1/angle, computed by two different formulas
+        check_against(a,
+                      spk_test::reference_p1_triangle_laplacian(fan.vertices, fan.triangles),
+                      k > 1000 ? 1e-9 : 1e-12);
+        CHECK(a.row_map[1] - a.row_map[0] == k + 1);
+      }
     }
     spk::TetMesh spikes;  // 500 tetrahedra sharing node 0, otherwise disjoint
     spikes.vertices.push_back({0, 0, 0});
@@ -481,6 +487,10 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: errors name the element and the value", Dev
   CHECK_THROWS_WITH_AS(spk::assemble_numeric(p, spk::P1TriangleLaplacian{}, data, other),
                        doctest::Contains("does not share the pattern's structure"),
                        std::invalid_argument);
+  spk::AssemblyParams odd;
+  odd.symbolic_lanes = 12;
+  CHECK_THROWS_WITH_AS(spk::assemble_symbolic(good, odd),
+                       doctest::Contains("power of two up to 32, not 12"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(spk::P1TetElasticity(spk::ElasticMaterial{1.0, 0.5}),
                        doctest::Contains("Poisson's ratio"), std::invalid_argument);
 }

@@ -104,6 +104,9 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   p.mesh = mesh;
   p.params = params;
   const int n = mesh.n_nodes(), k = mesh.nodes_per_element();
+  require(mesh.nnz() * k <= std::int64_t(std::numeric_limits<int>::max()), where,
+          mesh.n_elements(), " elements of ", k, " nodes have ", mesh.nnz() * k,
+          " local pairs, more than int indexing holds");
   // One workspace for the temporaries (allocations and frees cost more than several of the
   // kernels): the incidence cursors, the scans' chunk sums, and each row's K^2-per-element
   // slices of sorted columns and contribution starts.
@@ -126,18 +129,18 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   p.incidence = inc.entries;
   p.max_degree = inc.max_degree;
   const std::int64_t max_candidates = std::int64_t(inc.max_degree) * k;
-  require(max_candidates <= std::int64_t(1) << 24, where, "a node in ", inc.max_degree,
-          " elements of ", k, " nodes: too many candidates for one row");
-  require(mesh.nnz() * k <= std::int64_t(std::numeric_limits<int>::max()), where,
-          mesh.n_elements(), " elements of ", k, " nodes have ", mesh.nnz() * k,
-          " local pairs, more than int indexing holds");
   const double mean_candidates = n > 0 ? double(mesh.nnz()) * k / n : 1.0;
 
-  // Rows up to `cap` candidates in one launch with scratch sized for them; the few longer rows
-  // (high-valence nodes) in a second launch, so they do not cost every row its occupancy.
+  // Rows up to `cap` candidates in one launch with scratch sized for them; longer rows
+  // (high-valence nodes) listed and taken by launches of one row per team: in shared memory up
+  // to `c_shared` candidates, beyond that in a global buffer sized for the listed rows only.
   using rows_t = impl::PatternRows<dev>;
   const int max_c = int(max_candidates);
   const int cap = std::min(max_c, std::max(64, int(2 * mean_candidates) + 1));
+  const std::size_t shared_limit = 40 * 1024;
+  int c_shared = cap;
+  while (c_shared < max_c && rows_t::scratch_bytes(c_shared + 64) <= shared_limit) c_shared += 64;
+  c_shared = std::min(c_shared, max_c);
   const int lanes = params.symbolic_lanes > 0
                         ? params.symbolic_lanes
                         : (impl::is_gpu_space<exec>() ? impl::pow2_clamp(mean_candidates / 4, 4, 8)
@@ -148,25 +151,33 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   if (n == 0) Kokkos::deep_copy(row_map, 0);
   Kokkos::View<int*, dev> contributions(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::contributions"), slices);
-  for (int pass = 0; pass < 2; ++pass) {
-    const int c_lo = pass == 0 ? -1 : cap, c_hi = pass == 0 ? cap : max_c;
-    if (pass == 1 && max_c <= cap) break;
-    // The long rows listed (in any order: rows are independent), so that their launch has as
-    // many teams as long rows, not as rows.
-    int n_long = -1;
-    if (pass == 1) {
+  const int bounds[4] = {-1, cap, c_shared, max_c};
+  for (int pass = 0; pass < 3; ++pass) {
+    const int c_lo = bounds[pass], c_hi = bounds[pass + 1];
+    if (pass > 0 && c_hi <= c_lo) continue;
+    // The long rows of this pass listed (in any order: rows are independent), so that their
+    // launch has as many teams as such rows, not as rows.
+    int n_list = -1;
+    if (pass > 0) {
       const auto map = inc.map;
       Kokkos::deep_copy(Kokkos::subview(long_rows, std::size_t(n)), 0);
       Kokkos::parallel_for(
           "spk::assembly::pattern::long_rows_list", Kokkos::RangePolicy<exec>(0, n),
           KOKKOS_LAMBDA(int v) {
-            if ((map(v + 1) - map(v)) * k > cap)
-              long_rows(impl::atomic_fetch_add_int(&long_rows(n), 1)) = v;
+            const int c = (map(v + 1) - map(v)) * k;
+            if (c > c_lo && c <= c_hi) long_rows(impl::atomic_fetch_add_int(&long_rows(n), 1)) = v;
           });
-      Kokkos::deep_copy(n_long, Kokkos::subview(long_rows, std::size_t(n)));
+      Kokkos::deep_copy(n_list, Kokkos::subview(long_rows, std::size_t(n)));
+      if (n_list == 0) continue;
     }
+    const bool global = pass == 2;
+    Kokkos::View<int*, dev> global_scratch;
+    if (global)
+      global_scratch = Kokkos::View<int*, dev>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::long_row_scratch"),
+          std::size_t(n_list) * rows_t::scratch_ints_of(c_hi));
     const impl::RowLaunch l = impl::row_launch<exec>(
-        mean_candidates, rows_t::scratch_bytes(c_hi), pass == 0 ? lanes : 32,
+        mean_candidates, global ? 0 : rows_t::scratch_bytes(c_hi), pass == 0 ? lanes : 32,
         pass == 0 ? params.rows_per_team : 1, 256);
     rows_t f;
     f.nodes = mesh.nodes();
@@ -182,14 +193,21 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
     f.c_hi = c_hi;
     f.level = l.level;
     f.row_list = long_rows;
-    f.list_n = n_long;
-    const int rows_taken = pass == 0 ? n : n_long;
+    f.list_n = n_list;
+    f.global_base = global ? global_scratch.data() : nullptr;
+    const int rows_taken = pass == 0 ? n : n_list;
     const int league = (rows_taken + l.rows - 1) / l.rows;
-    Kokkos::parallel_for(
-        pass == 0 ? "spk::assembly::pattern::rows" : "spk::assembly::pattern::long_rows",
-        Kokkos::TeamPolicy<exec>(league, l.rows, l.lanes)
-            .set_scratch_size(l.level, Kokkos::PerThread(rows_t::scratch_bytes(c_hi))),
-        f);
+    const char* label = pass == 0   ? "spk::assembly::pattern::rows"
+                        : pass == 1 ? "spk::assembly::pattern::long_rows"
+                                    : "spk::assembly::pattern::very_long_rows";
+    if (global)
+      Kokkos::parallel_for(label, Kokkos::TeamPolicy<exec>(league, l.rows, l.lanes), f);
+    else
+      Kokkos::parallel_for(
+          label,
+          Kokkos::TeamPolicy<exec>(league, l.rows, l.lanes)
+              .set_scratch_size(l.level, Kokkos::PerThread(rows_t::scratch_bytes(c_hi))),
+          f);
   }
   int max_row = 0;
   const std::int64_t nnz =

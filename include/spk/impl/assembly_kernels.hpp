@@ -188,15 +188,20 @@ inline int pow2_clamp(double x, int lo, int hi) {
 template <class ExecSpace>
 RowLaunch row_launch(double mean, std::size_t scratch_bytes, int lanes, int rows,
                      int threads = 128) {
+  require(lanes >= 0 && lanes <= 32 && (lanes & (lanes - 1)) == 0, "spk::AssemblyParams",
+          "lanes per row must be 0 (automatic) or a power of two up to 32, not ", lanes);
+  require(rows >= 0, "spk::AssemblyParams", "rows per team must be >= 0, not ", rows);
   RowLaunch l;
   if (is_gpu_space<ExecSpace>()) {
     l.lanes = lanes > 0 ? lanes : pow2_clamp(mean, 4, 32);
+    // A row's lanes synchronise with the whole warp (Warp::sync), so a team is whole warps:
+    // rows a multiple of 32 / lanes.
+    const int per_warp = 32 / l.lanes;
     l.rows = rows > 0 ? rows : (threads + l.lanes - 1) / l.lanes;
-    // A sub-warp row synchronises with the whole warp (Warp::sync), so a team spans whole warps.
-    while (l.rows * l.lanes < 32) l.rows *= 2;
+    l.rows = (l.rows + per_warp - 1) / per_warp * per_warp;
     const std::size_t shared_limit = 40 * 1024;
-    while (l.rows * l.lanes > 32 && std::size_t(l.rows) * scratch_bytes > shared_limit)
-      l.rows /= 2;
+    while (l.rows > per_warp && std::size_t(l.rows) * scratch_bytes > shared_limit)
+      l.rows -= per_warp;
     l.level = std::size_t(l.rows) * scratch_bytes > shared_limit ? 1 : 0;
   } else {
     l.lanes = 1;
@@ -232,6 +237,9 @@ struct PatternRows {
   /// When list_n >= 0, the rows to take are row_list(0 .. list_n - 1) (the long rows), else all.
   Kokkos::View<const int*, Device> row_list;
   int list_n = -1;
+  /// When set, row list entry i works in global_base + i * scratch_ints(c_hi) instead of team
+  /// scratch (rows too long for shared memory; sized by the caller for list_n rows).
+  int* global_base = nullptr;
   int n = 0, k = 1, c_lo = -1, c_hi = 0, level = 0;
 
   /// Hash-table slots for c candidates: a power of two >= 2 c.
@@ -240,12 +248,12 @@ struct PatternRows {
     while (h < 2 * c) h *= 2;
     return h;
   }
-  /// Per-row scratch: the table (keys, values), sorted incidences, candidates, their columns,
-  /// distinct nodes, a counter.
-  static std::size_t scratch_bytes(int c) {
-    const std::size_t ints = 2 * std::size_t(table_size(c)) + 4 * std::size_t(c) + 1;
-    return scratch_ints::shmem_size(ints) + 64;
+  /// Per-row scratch in ints: the table (keys, values), sorted incidences, candidates, their
+  /// columns, distinct nodes, a counter.
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_ints_of(int c) {
+    return 2 * std::size_t(table_size(c)) + 4 * std::size_t(c) + 1;
   }
+  static std::size_t scratch_bytes(int c) { return scratch_ints_of(c) * sizeof(int) + 64; }
 
   KOKKOS_INLINE_FUNCTION static int slot_of(int x, int mask) {
     return int((unsigned(x) * 2654435761u) & unsigned(mask));
@@ -260,19 +268,30 @@ struct PatternRows {
     const int deg = active ? deg_all : 0;
     const int c = deg * k;
     const int h = table_size(c_hi), mask = h - 1;
-    scratch_ints keys(m.thread_scratch(level), std::size_t(h));
-    scratch_ints vals(m.thread_scratch(level), std::size_t(h));
-    scratch_ints sinc(m.thread_scratch(level), std::size_t(c_hi));
-    scratch_ints cand(m.thread_scratch(level), std::size_t(c_hi));
-    scratch_ints ccol(m.thread_scratch(level), std::size_t(c_hi));
-    scratch_ints uniq(m.thread_scratch(level), std::size_t(c_hi));
-    scratch_ints counter(m.thread_scratch(level), 1);
+    const int h_used = active ? h : 0;  // inactive rows touch no scratch (none exists for them
+                                        // in the global case)
+    int* base = nullptr;
+    if (global_base)
+      base = idx < list_n ? global_base + std::size_t(idx) * scratch_ints_of(c_hi) : nullptr;
+    else
+      base = static_cast<int*>(
+          m.thread_scratch(level).get_shmem(scratch_ints_of(c_hi) * sizeof(int)));
+    const std::size_t hh = std::size_t(h), cc = std::size_t(c_hi);
+    scratch_ints keys(base, hh);
+    scratch_ints vals(base ? base + hh : nullptr, hh);
+    scratch_ints sinc(base ? base + 2 * hh : nullptr, cc);
+    scratch_ints cand(base ? base + 2 * hh + cc : nullptr, cc);
+    scratch_ints ccol(base ? base + 2 * hh + 2 * cc : nullptr, cc);
+    scratch_ints uniq(base ? base + 2 * hh + 3 * cc : nullptr, cc);
+    scratch_ints counter(base ? base + 2 * hh + 4 * cc : nullptr, 1);
     // v's incidences (packed e K + k) into cand[0, deg), sorted into sinc[0, deg) by rank (they
     // are distinct); the table emptied.
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, deg),
                          [&](int s) { cand(s) = inc(first + s); });
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, h), [&](int i) { keys(i) = -1; });
-    Kokkos::single(Kokkos::PerThread(m), [&]() { counter(0) = 0; });
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, h_used), [&](int i) { keys(i) = -1; });
+    Kokkos::single(Kokkos::PerThread(m), [&]() {
+      if (active) counter(0) = 0;
+    });
     Warp<exec>::sync();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, deg), [&](int s) {
       const int p = cand(s);
@@ -297,14 +316,14 @@ struct PatternRows {
       }
     });
     Warp<exec>::sync();
-    const int u = counter(0);
-    const int base = first * k;
+    const int u = active ? counter(0) : 0;
+    const int slice = first * k;
     // Distinct nodes ranked: the sorted row, and each node's rank in the table.
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, u), [&](int i) {
       const int x = uniq(i);
       int rank = 0;
       for (int j = 0; j < u; ++j) rank += uniq(j) < x ? 1 : 0;
-      tmp_cols(base + rank) = x;
+      tmp_cols(slice + rank) = x;
       int slot = slot_of(x, mask);
       while (keys(slot) != x) slot = (slot + 1) & mask;
       vals(slot) = rank;
@@ -334,7 +353,7 @@ struct PatternRows {
       int start = 0;
       for (int j = 0; j < r; ++j) start += keys(j);
       vals(r) = start;
-      tmp_start(base + r) = base + start;
+      tmp_start(slice + r) = slice + start;
     });
     Warp<exec>::sync();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c), [&](int t) {
@@ -354,7 +373,7 @@ struct PatternRows {
     Warp<exec>::sync();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c), [&](int q) {
       const int t = cand(q);
-      contrib(base + q) = sinc(t / k) * k + t % k;
+      contrib(slice + q) = sinc(t / k) * k + t % k;
     });
     Kokkos::single(Kokkos::PerThread(m), [&]() {
       if (active) row_len(v + 1) = u;
