@@ -105,11 +105,8 @@ spk::CooMatrix<spk::assembled_entry_t<Element>, int, int, Device> device_triplet
   Kokkos::parallel_for(
       "spk_bench::triplets", Kokkos::RangePolicy<exec>(0, mesh.n_elements()),
       KOKKOS_LAMBDA(int e) {
-        double x[Element::geometry_nodes][3];
-        for (int g = 0; g < Element::geometry_nodes; ++g)
-          for (int d = 0; d < 3; ++d) x[g][d] = coords(nodes(e * K + g), d);
         double data[Element::data_size] = {};
-        element.element_data(x, data);
+        spk::impl::compute_element_data(element, nodes, coords, e, data);
         for (int a = 0; a < K; ++a)
           for (int b = 0; b < K; ++b) {
             const int p = (e * K + a) * K + b;
@@ -284,11 +281,8 @@ class KkSpgemmAssembly {
     Kokkos::parallel_for(
         "spk_bench::kk::ke_values", Kokkos::RangePolicy<exec>(0, mesh_.n_elements()),
         KOKKOS_LAMBDA(int e) {
-          double x[Element::geometry_nodes][3];
-          for (int g = 0; g < Element::geometry_nodes; ++g)
-            for (int d = 0; d < 3; ++d) x[g][d] = coords(nodes(e * K + g), d);
           double data[Element::data_size] = {};
-          element.element_data(x, data);
+          spk::impl::compute_element_data(element, nodes, coords, e, data);
           for (int a = 0; a < K; ++a)
             for (int b = 0; b < K; ++b) {
               double blk[B * B];

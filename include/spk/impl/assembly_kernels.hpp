@@ -407,12 +407,22 @@ struct PatternCompact {
   }
 };
 
+/// The compact data of element e (K = Element::nodes_per_element nodes per element in `nodes`)
+/// from the coordinates of its geometry nodes; false for a degenerate element.
+template <class Element, class Nodes, class Coords>
+KOKKOS_INLINE_FUNCTION bool compute_element_data(const Element& element, const Nodes& nodes,
+                                                 const Coords& coords, int e, double* data) {
+  constexpr int K = Element::nodes_per_element;
+  double x[Element::geometry_nodes][3];
+  for (int g = 0; g < Element::geometry_nodes; ++g)
+    for (int d = 0; d < 3; ++d) x[g][d] = coords(nodes(std::size_t(e) * K + g), d);
+  return element.element_data(x, data);
+}
+
 /// Element data: data(e * C .. e * C + C - 1) from the coordinates of e's geometry nodes; the
 /// reduction finds the first degenerate element (n_elements when none).
 template <class Device, class Element>
 struct ElementDataKernel {
-  static constexpr int K = Element::nodes_per_element;
-  static constexpr int G = Element::geometry_nodes;
   static constexpr int C = Element::data_size;
   Element element;
   Kokkos::View<const int*, Device> nodes;
@@ -420,12 +430,8 @@ struct ElementDataKernel {
   Kokkos::View<double*, Device> data;
 
   KOKKOS_INLINE_FUNCTION void operator()(int e, int& bad) const {
-    double x[G][3];
-    for (int g = 0; g < G; ++g) {
-      const int v = nodes(std::size_t(e) * K + g);
-      for (int d = 0; d < 3; ++d) x[g][d] = coords(v, d);
-    }
-    if (!element.element_data(x, &data(std::size_t(e) * C)) && e < bad) bad = e;
+    if (!compute_element_data(element, nodes, coords, e, &data(std::size_t(e) * C)) && e < bad)
+      bad = e;
   }
 };
 
