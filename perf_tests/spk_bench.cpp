@@ -36,7 +36,9 @@
 #include <spk/generate.hpp>
 #include <spk/io/matrix_market.hpp>
 #include <spk/kokkos_kernels_interop.hpp>
+#include <spk/matrix.hpp>
 #include <spk/reference.hpp>
+#include <spk/select_format.hpp>
 #include <spk/spmv.hpp>
 
 #include "bench_cases.hpp"
@@ -105,6 +107,11 @@ const std::vector<FormatInfo>& format_registry() {
        "spk HiSparse (tree of 128 x 128 dense/COO nodes, band schedule; fused, per-bin, traverse, d64/d256 variants; "
        "float/double)",
        true},
+      {"auto",
+       "spk::Matrix in the format spk::select_format chooses: features only (features:NAME), "
+       "with a trial of the best-ranked (trial:NAME), and the chosen format called directly "
+       "(concrete:NAME); select_ms = time to choose",
+       true},
       {"kokkoskernels", "KokkosSparse::spmv on a zero-copy view of the CSR arrays", true},
       {"cusparse-csr-alg1", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG1", have_cusparse},
       {"cusparse-csr-alg2", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG2", have_cusparse},
@@ -145,6 +152,7 @@ struct Result {
   double own_copy_fraction = 0;
   bool correct = true;
   std::size_t memory_bytes = 0;
+  double select_ms = -1;  ///< format "auto": time select_format took (median of 5 for features)
 };
 
 struct RunInfo {
@@ -238,7 +246,7 @@ bool wanted(const Options& o, const std::string& format) {
 
 /// spk's own formats, whose beta = 0 overwrites y (checked by poisoning y with NaN).
 bool is_spk_format(const std::string& f) {
-  return f == "csr" || f == "ell" || f == "hll" || f == "dia" || f == "hdia" || f == "hyb" ||
+  return f == "auto" || f == "csr" || f == "ell" || f == "hll" || f == "dia" || f == "hdia" || f == "hyb" ||
          f == "balanced-coo" || f == "compressed-coo";
 }
 
@@ -248,6 +256,7 @@ struct Candidate {
   std::string format, variant;
   std::size_t memory_bytes;
   std::function<void(S, S)> run;
+  double select_ms = -1;
 };
 
 /// The CSR schedules measured: the default heuristic's choice first ("auto:..."), then the
@@ -526,6 +535,83 @@ void hisparse_candidates(const Options& o, const Matrix& a, const std::string& c
   }
 }
 
+/// The chosen configuration's concrete matrix and launch parameters, called without spk::Matrix
+/// (the baseline of the wrapper's overhead).
+template <class S, class Vec>
+std::function<void(S, S)> concrete_run(const spk::Matrix<S, Device>& m, spk::Mode mode,
+                                       const Vec& x, const Vec& y) {
+  const auto& st = m.storage();
+  const spk::FormatConfig& c = m.config();
+  switch (st.index()) {
+    case 0: return [=, a = std::get<0>(st), p = c.csr](S al, S be) { spk::spmv(mode, al, a, x, be, y, p); };
+    case 1: return [=, a = std::get<1>(st), p = c.ell](S al, S be) { spk::spmv(mode, al, a, x, be, y, p); };
+    case 2: return [=, a = std::get<2>(st), p = c.hll](S al, S be) { spk::spmv(mode, al, a, x, be, y, p); };
+    case 3: return [=, a = std::get<3>(st), p = c.dia](S al, S be) { spk::spmv(mode, al, a, x, be, y, p); };
+    case 4: return [=, a = std::get<4>(st), p = c.hdia](S al, S be) { spk::spmv(mode, al, a, x, be, y, p); };
+    case 5: return [=, a = std::get<5>(st), p = c.hyb](S al, S be) { spk::spmv(mode, al, a, x, be, y, p); };
+    case 6:
+      return [=, a = std::get<6>(st), p = c.balanced_coo](S al, S be) {
+        spk::spmv(mode, al, a, x, be, y, p);
+      };
+    case 7:
+      return [=, a = std::get<7>(st), p = c.compressed_coo](S al, S be) {
+        spk::spmv(mode, al, a, x, be, y, p);
+      };
+    default:
+      if constexpr (std::is_floating_point<S>::value)
+        return [=, a = std::get<8>(st), p = c.hisparse](S al, S be) {
+          spk::spmv(mode, al, a, x, be, y, p);
+        };
+      else
+        return [=](S al, S be) { spk::spmv(mode, al, m, x, be, y); };
+  }
+}
+
+/// Format "auto": spk::select_format on features only (the median time of 5 selections is the
+/// time to choose) and with a trial, each product through spk::Matrix, and the feature choice's
+/// concrete matrix called directly. Prints the ranking with the model's estimates.
+template <class S, class Csr, class Vec>
+void auto_candidates(const Options& o, const Csr& a, const std::string& case_label, const Vec& x,
+                     const Vec& y, std::vector<Candidate<S>>& cands) {
+  if (!wanted(o, "auto")) return;
+  const spk::Mode mode = o.mode;
+  spk::SelectOptions so;
+  so.mode = mode;
+  std::vector<double> t;
+  spk::FormatChoice choice;
+  for (int i = 0; i < 5; ++i) {
+    choice = spk::select_format(a, so);
+    t.push_back(choice.seconds * 1e3);
+  }
+  std::sort(t.begin(), t.end());
+  const double feature_ms = t[t.size() / 2];
+  auto m = std::make_shared<const spk::Matrix<S, Device>>(a, choice.config);
+  cands.push_back({"auto", "features:" + choice.config.name(), m->memory_bytes(),
+                   [=](S al, S be) { spk::spmv(mode, al, *m, x, be, y); }, feature_ms});
+  cands.push_back({"auto", "concrete:" + choice.config.name(), m->memory_bytes(),
+                   concrete_run<S>(*m, mode, x, y)});
+  so.trial = true;
+  auto mt = std::make_shared<spk::Matrix<S, Device>>();
+  const spk::FormatChoice tc = spk::select_format(a, so, mt.get());
+  cands.push_back({"auto", "trial:" + tc.config.name(), mt->memory_bytes(),
+                   [=](S al, S be) { spk::spmv(mode, al, *mt, x, be, y); }, tc.seconds * 1e3});
+  const auto& f = choice.features;
+  std::fprintf(stderr,
+               "spk-bench: auto on %s: features %.3f ms (rows mean %.2f cv %.2f max %lld, "
+               "diagonals %lld, ell/hack/dia padding %.2f/%.2f/%.2f, block %.2f, distinct "
+               "values %lld/%lld, near %.2f); features chose %s, trial chose %s in %.2f ms\n",
+               case_label.c_str(), f.seconds * 1e3, f.row_mean, f.row_cv(), (long long)f.row_max,
+               (long long)f.diagonals, f.ell_padding, f.hack_padding, f.dia_padding,
+               f.block_fraction, (long long)f.distinct_values, (long long)f.value_sample,
+               f.near_fraction, choice.config.name().c_str(), tc.config.name().c_str(),
+               tc.seconds * 1e3);
+  for (const auto& r : tc.ranked)
+    std::fprintf(stderr, "  %-16s model %10.2f us  %12.0f bytes  trial %s%s%s\n",
+                 r.config.name().c_str(), r.estimate.microseconds, r.estimate.memory_bytes,
+                 r.measured_ms >= 0 ? std::to_string(r.measured_ms).c_str() : "-",
+                 r.note.empty() ? "" : "  ", r.note.c_str());
+}
+
 template <class S>
 double min_bytes(long long rows, long long cols, long long nnz, spk::Mode mode) {
   const long long nx = mode == spk::Mode::N ? cols : rows;
@@ -574,6 +660,7 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
   padded_format_candidates<S>(o, a, case_name(c), x, y, cands);
   coo_format_candidates<S>(o, a, case_name(c), x, y, cands);
   hisparse_candidates<S>(o, a, case_name(c), x, y, cands);
+  auto_candidates<S>(o, a, case_name(c), x, y, cands);
   if (wanted(o, "kokkoskernels")) {
     const auto kk = spk::to_kokkos_kernels(a);
     const char* m = mode == spk::Mode::N ? "N" : mode == spk::Mode::T ? "T" : "C";
@@ -633,6 +720,7 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
     r.cols = a.ncols();
     r.nnz = a.nnz();
     r.memory_bytes = cand.memory_bytes;
+    r.select_ms = cand.select_ms;
     // correctness first: y poisoned with NaN, beta = 0 must overwrite every entry (peers whose
     // beta = 0 scales y instead, like Kokkos Kernels' transposed product, start from zeros)
     Kokkos::deep_copy(y, is_spk_format(cand.format) ? nan_value : traits::zero());
@@ -682,6 +770,26 @@ void print_table(const std::vector<Result>& rs) {
   }
 }
 
+/// Per matrix with format "auto" rows: each choice, its time to choose (also in products of
+/// the chosen format), and the fastest spk row measured beside it.
+void print_auto_summary(const std::vector<Result>& rs) {
+  for (const auto& r : rs) {
+    if (r.format != "auto" || r.variant.rfind("concrete:", 0) == 0) continue;
+    const Result* best = nullptr;
+    for (const auto& q : rs)
+      if (q.matrix == r.matrix && q.format != "auto" && is_spk_format(q.format) && q.correct &&
+          (!best || q.median_ms < best->median_ms))
+        best = &q;
+    std::printf("auto %-24.24s %-28.28s %9.4f ms, chosen in %9.3f ms (%7.1f products)", r.matrix.c_str(),
+                r.variant.c_str(), r.median_ms, r.select_ms,
+                r.median_ms > 0 ? r.select_ms / r.median_ms : 0.0);
+    if (best)
+      std::printf("; best measured spk %s %s %.4f ms (auto / best time %.3f)", best->format.c_str(),
+                  best->variant.c_str(), best->median_ms, r.median_ms / best->median_ms);
+    std::printf("\n");
+  }
+}
+
 void write_json(const std::string& path, const RunInfo& info, const std::vector<Result>& rs) {
   using spk_bench::json_number;
   using spk_bench::json_string;
@@ -703,8 +811,9 @@ void write_json(const std::string& path, const RunInfo& info, const std::vector<
         << ", \"copy_fraction\": " << json_number(r.copy_fraction)
         << ", \"own_copy_fraction\": " << json_number(r.own_copy_fraction)
         << ", \"memory_bytes\": " << r.memory_bytes
-        << ", \"rel_error\": " << json_number(r.rel_error)
-        << ", \"correct\": " << (r.correct ? "true" : "false") << "}";
+        << ", \"rel_error\": " << json_number(r.rel_error);
+    if (r.select_ms >= 0) out << ", \"select_ms\": " << json_number(r.select_ms);
+    out << ", \"correct\": " << (r.correct ? "true" : "false") << "}";
   }
   out << "\n]}\n";
 }
@@ -963,7 +1072,10 @@ int run_all(const Options& o, RunInfo& info) {
       all_ran = false;
     }
   }
-  if (!o.memory_only) print_table(results);
+  if (!o.memory_only) {
+    print_table(results);
+    print_auto_summary(results);
+  }
   if (!o.json.empty()) write_json(o.json, info, results);
   if (!all_ran) return 1;
   if (!all_correct) {

@@ -23,10 +23,12 @@
 
 #include "bench_util.hpp"
 #include "compound_cases.hpp"
+#include "tune_formats.hpp"
 
 namespace {
 
 const char* const usage = R"(usage: spk-tune --scalar TYPE CASES... [options]
+       spk-tune --formats CASES... [options]   (format selection: spk-tune --formats --help)
 Tunes the layout and schedule of the compound SpMV per (device, entry type, matrix class) and
 merges the choice into a tuning file that spk::make_tuned (and so spmv) reads.
   --scalar TYPE          complex64 | complex128 | quaternion32 | quaternion64 |
@@ -429,6 +431,9 @@ int apply_all(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // spk-tune --formats: automatic format selection of scalar matrices (tune_formats.hpp)
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--formats") return spk_tune_formats::main(argc, argv);
   const Options o = parse(argc, argv);
   int rc = 0;
   Kokkos::initialize(argc, argv);

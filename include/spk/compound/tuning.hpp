@@ -57,6 +57,17 @@ struct TuningRecord {
   double time_ms = 0, default_ms = 0;
 };
 
+/// The format select_format() chose by trial for one (gpu, scalar, matrix fingerprint): the name
+/// of the chosen configuration (one of select_format's candidates) with its measured time and
+/// that of spk's default CSR, in milliseconds.
+struct FormatRecord {
+  std::string gpu;          ///< impl::device_name<execution_space>() of the device
+  std::string scalar;       ///< scalar_traits<S>::name, e.g. "double"
+  std::string fingerprint;  ///< MatrixFeatures::fingerprint_string()
+  std::string config;       ///< FormatConfig::name() of the chosen candidate
+  double time_ms = 0, csr_ms = 0;
+};
+
 namespace impl {
 
 /// JSON string literal of s (quotes, backslashes and control characters escaped).
@@ -287,6 +298,8 @@ class TuningFile {
         } else if (key == "records") {
           out.read_records(r);
           records = true;
+        } else if (key == "formats") {
+          out.read_formats(r);
         } else {
           r.skip_value();
         }
@@ -335,8 +348,43 @@ class TuningFile {
              ", \"time_ms\": " + tuning_json_number(t.time_ms) +
              ", \"default_ms\": " + tuning_json_number(t.default_ms) + "}";
     }
-    return out + (records_.empty() ? "]}\n" : "\n]}\n");
+    out += records_.empty() ? "]" : "\n]";
+    if (!formats_.empty()) {
+      out += ", \"formats\": [";
+      for (std::size_t i = 0; i < formats_.size(); ++i) {
+        const FormatRecord& t = formats_[i];
+        out += (i ? ",\n  " : "\n  ");
+        out += "{\"gpu\": " + tuning_json_string(t.gpu) +
+               ", \"scalar\": " + tuning_json_string(t.scalar) +
+               ", \"fingerprint\": " + tuning_json_string(t.fingerprint) +
+               ", \"config\": " + tuning_json_string(t.config) +
+               ", \"time_ms\": " + tuning_json_number(t.time_ms) +
+               ", \"csr_ms\": " + tuning_json_number(t.csr_ms) + "}";
+      }
+      out += "\n]";
+    }
+    return out + "}\n";
   }
+
+  /// The format record of (gpu, scalar, fingerprint), or nullptr (valid until the next change).
+  const FormatRecord* find_format(const std::string& gpu, const std::string& scalar,
+                                  const std::string& fingerprint) const {
+    for (const auto& t : formats_)
+      if (t.gpu == gpu && t.scalar == scalar && t.fingerprint == fingerprint) return &t;
+    return nullptr;
+  }
+
+  /// Adds r, replacing the format record of the same (gpu, scalar, fingerprint) in place.
+  void set_format(const FormatRecord& r) {
+    for (auto& t : formats_)
+      if (t.gpu == r.gpu && t.scalar == r.scalar && t.fingerprint == r.fingerprint) {
+        t = r;
+        return;
+      }
+    formats_.push_back(r);
+  }
+
+  const std::vector<FormatRecord>& format_records() const { return formats_; }
 
   /// The record of (gpu, entry, matrix_class), or nullptr. The pointer is valid until the next
   /// set() or merge().
@@ -360,6 +408,7 @@ class TuningFile {
   /// set() for every record of other (other's records win).
   void merge(const TuningFile& other) {
     for (const auto& r : other.records_) set(r);
+    for (const auto& r : other.formats_) set_format(r);
   }
 
   const std::vector<TuningRecord>& records() const { return records_; }
@@ -429,7 +478,58 @@ class TuningFile {
     set(t);
   }
 
+  void read_formats(impl::TuningJsonReader& r) {
+    r.expect('[', "'[' opening \"formats\"");
+    if (r.eat(']')) return;
+    do read_format(r);
+    while (r.eat(','));
+    r.expect(']', "',' or ']' after a format record");
+  }
+
+  void read_format(impl::TuningJsonReader& r) {
+    const int start = r.line();
+    r.expect('{', "'{' opening a format record");
+    FormatRecord t;
+    bool gpu = false, scalar = false, fp = false, config = false;
+    if (!r.eat('}')) {
+      do {
+        const std::string key = r.string("a key string in a format record");
+        r.expect(':', "':' after \"" + key + "\"");
+        if (key == "gpu") {
+          t.gpu = r.string("a string for \"gpu\"");
+          gpu = true;
+        } else if (key == "scalar") {
+          t.scalar = r.string("a string for \"scalar\"");
+          scalar = true;
+        } else if (key == "fingerprint") {
+          t.fingerprint = r.string("a string for \"fingerprint\"");
+          fp = true;
+        } else if (key == "config") {
+          t.config = r.string("a string for \"config\"");
+          config = true;
+        } else if (key == "time_ms") {
+          t.time_ms = r.number("a number for \"time_ms\"");
+        } else if (key == "csr_ms") {
+          t.csr_ms = r.number("a number for \"csr_ms\"");
+        } else {
+          r.skip_value();
+        }
+      } while (r.eat(','));
+      r.expect('}', "',' or '}' in a format record");
+    }
+    const char* missing = !gpu      ? "gpu"
+                          : !scalar ? "scalar"
+                          : !fp     ? "fingerprint"
+                          : !config ? "config"
+                                    : nullptr;
+    if (missing)
+      r.fail_at(start,
+                std::string("expected \"") + missing + "\" in the format record starting here");
+    set_format(t);
+  }
+
   std::vector<TuningRecord> records_;
+  std::vector<FormatRecord> formats_;
 };
 
 /// The tuning file spk uses unless told otherwise: $SPK_TUNING_FILE, else "spk-tuning.json"

@@ -1,0 +1,464 @@
+// spk/select_format.hpp: automatic choice of a storage format (and its SpMV schedule).
+//
+// compute_features() measures a CSR matrix on its device in one kernel (impl/format_features):
+// row-length mean, deviation and maximum, empty rows, the padding of ELL and of 32-row sliced
+// ELL, occupied diagonals, block structure (entries repeating the previous row's pattern),
+// value repetition (distinct values in a sample), x-access locality (entries near the
+// diagonal, bandwidth) and a structural fingerprint.
+//
+// select_format() ranks a fixed list of candidate configurations (format_candidates) by a cost
+// model: the bytes each format moves for one product (its arrays, padding included, plus x and
+// y) over the copy bandwidth divided by an efficiency per format, plus a launch latency per
+// kernel it runs. With options.trial it then converts the best-ranked candidates (and spk's
+// default CSR), times their products and takes the fastest; with a tuning file, the winner is
+// stored per (GPU, scalar, fingerprint) and later calls take it from there without measuring.
+// options.memory_budget_bytes excludes formats that would hold more bytes.
+//
+// make_matrix() returns the chosen Matrix.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <spk/compound/tuning.hpp>
+#include <spk/csr_matrix.hpp>
+#include <spk/error.hpp>
+#include <spk/impl/device_info.hpp>
+#include <spk/impl/format_features.hpp>
+#include <spk/impl/kokkos_compat.hpp>
+#include <spk/matrix.hpp>
+#include <spk/mode.hpp>
+#include <spk/scalar.hpp>
+
+namespace spk {
+
+/// Structural features of a matrix (compute_features).
+struct MatrixFeatures {
+  std::int64_t nrows = 0, ncols = 0, nnz = 0;
+  double row_mean = 0;       ///< nnz / nrows
+  double row_stddev = 0;     ///< standard deviation of the row lengths
+  std::int64_t row_max = 0;  ///< longest row
+  std::int64_t empty_rows = 0;
+  /// Value slots per entry of ELL (nrows x longest row) and of an unsorted sliced ELL with
+  /// 32-row hacks each padded to its longest row (1 = no padding).
+  double ell_padding = 1, hack_padding = 1;
+  std::int64_t diagonals = 0;  ///< distinct offsets j - i
+  /// Value slots per entry of DIA (diagonals x nrows / nnz).
+  double dia_padding = 1;
+  /// Fraction of entries whose column equals the previous row's at the same position, with
+  /// both rows of equal length: (b - 1) / b for rows in blocks of b rows with one pattern.
+  double block_fraction = 0;
+  /// Distinct values in a sample of up to `value_sample` entries, and the sample size.
+  std::int64_t distinct_values = 0, value_sample = 0;
+  /// Fraction of entries with |j - i| <= 4096, and the largest |j - i|.
+  double near_fraction = 1;
+  std::int64_t bandwidth = 0;
+  std::uint64_t fingerprint = 0;  ///< hash of the dimensions and every (i, j)
+  double seconds = 0;             ///< time compute_features took
+
+  /// Coefficient of variation of the row lengths (0 for no entries).
+  double row_cv() const { return row_mean > 0 ? row_stddev / row_mean : 0.0; }
+  /// "fingerprint-NROWSxNCOLS-NNZ", the key of a tuning file's format records.
+  std::string fingerprint_string() const {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%016llx-%lldx%lld-%lld", (unsigned long long)fingerprint,
+                  (long long)nrows, (long long)ncols, (long long)nnz);
+    return buf;
+  }
+};
+
+/// The features of `a`, computed on its device (one pass over the row offsets and the column
+/// indices, a sample of values copied to the host). O(nrows + nnz).
+template <class S, class D>
+MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
+  using device = impl::device_t<D>;
+  using exec = typename device::execution_space;
+  const auto t0 = std::chrono::steady_clock::now();
+  MatrixFeatures f;
+  f.nrows = a.nrows();
+  f.ncols = a.ncols();
+  f.nnz = a.nnz();
+  const std::int64_t nhacks = (f.nrows + impl::feature_hack - 1) / impl::feature_hack;
+  const std::int64_t nchunks = (f.nnz + impl::feature_chunk - 1) / impl::feature_chunk;
+  constexpr std::int64_t max_sample = 4096;
+  const std::int64_t stride = nchunks > 0 ? (nchunks + max_sample - 1) / max_sample : 0;
+  const std::int64_t nsample = stride > 0 ? (nchunks + stride - 1) / stride : 0;
+  const std::int64_t nwords = (f.nrows + f.ncols + 30) / 32 + 1;
+  // one zeroed allocation for the diagonal bitmap and the maxima
+  Kokkos::View<unsigned*, device> words("spk::features::words", std::size_t(nwords + 2));
+  Kokkos::View<unsigned*, device> bits(words, std::make_pair(std::size_t(0), std::size_t(nwords)));
+  Kokkos::View<int*, device> maxes(reinterpret_cast<int*>(words.data() + nwords), 2);
+  Kokkos::View<S*, device> sample(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                     "spk::features::sample"),
+                                  std::size_t(nsample));
+  impl::FeatureKernel<typename CsrMatrix<S, int, int, D>::row_map_type,
+                      typename CsrMatrix<S, int, int, D>::index_type,
+                      typename CsrMatrix<S, int, int, D>::values_type, decltype(sample),
+                      decltype(bits), decltype(maxes)>
+      k{impl::fs_count, a.row_map(), a.col_idx(), a.values(), sample, bits, maxes,
+        f.nrows,        f.ncols,     f.nnz,       nhacks,     stride};
+  double sums[impl::fs_count] = {};
+  if (nhacks + nchunks > 0) {
+    Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> result(sums,
+                                                                             impl::fs_count);
+    Kokkos::parallel_reduce("spk::features", impl::Range64<exec>(0, nhacks + nchunks), k, result);
+  }
+  int mx[2] = {0, 0};
+  Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(mx, 2), maxes);
+  const auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sample);
+
+  const double n = double(f.nrows), nnz = double(f.nnz);
+  f.row_max = mx[impl::fm_row_max];
+  f.bandwidth = mx[impl::fm_offset_max];
+  f.empty_rows = std::int64_t(sums[impl::fs_empty]);
+  f.row_mean = f.nrows > 0 ? nnz / n : 0.0;
+  const double var = f.nrows > 0 ? sums[impl::fs_len2] / n - f.row_mean * f.row_mean : 0.0;
+  f.row_stddev = var > 0 ? std::sqrt(var) : 0.0;
+  f.diagonals = std::int64_t(sums[impl::fs_diagonals]);
+  if (f.nnz > 0) {
+    f.ell_padding = double(f.row_max) * n / nnz;
+    f.hack_padding = sums[impl::fs_hack_slots] / nnz;
+    f.dia_padding = double(f.diagonals) * n / nnz;
+    f.block_fraction = sums[impl::fs_same] / nnz;
+    f.near_fraction = sums[impl::fs_near] / nnz;
+  }
+  std::uint64_t h = 0;
+  for (int p = 0; p < 4; ++p) h += std::uint64_t(sums[impl::fs_hash0 + p]) << (16 * p);
+  f.fingerprint = impl::feature_mix(h ^ impl::feature_mix(std::uint64_t(f.nrows) * 0x100000001ULL +
+                                                          std::uint64_t(f.ncols)));
+  // distinct values of the sample, compared bit for bit
+  std::vector<std::array<unsigned char, sizeof(S)>> vals(hs.extent(0));
+  for (std::size_t i = 0; i < vals.size(); ++i) std::memcpy(vals[i].data(), &hs(i), sizeof(S));
+  std::sort(vals.begin(), vals.end());
+  f.value_sample = std::int64_t(vals.size());
+  f.distinct_values = std::int64_t(std::unique(vals.begin(), vals.end()) - vals.begin());
+  f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return f;
+}
+
+/// The candidate configurations select_format ranks, for value type S on a GPU (`gpu`) or a CPU
+/// backend. Each has a fixed name (FormatConfig::label), the key of tuning-file records.
+template <class S>
+std::vector<FormatConfig> format_candidates(bool gpu) {
+  std::vector<FormatConfig> c;
+  c.push_back(FormatConfig::of(Format::csr, "csr"));
+  FormatConfig balanced = FormatConfig::of(Format::csr, "csr-balanced");
+  balanced.csr.variant = CsrSpmvVariant::balanced;
+  c.push_back(balanced);
+  if (gpu) {
+    FormatConfig warp = FormatConfig::of(Format::csr, "csr-warp");
+    warp.csr.variant = CsrSpmvVariant::warp;
+    c.push_back(warp);
+  }
+  c.push_back(FormatConfig::of(Format::ell, "ell"));
+  c.push_back(FormatConfig::of(Format::hll, "hll"));
+  FormatConfig hll_global = FormatConfig::of(Format::hll, "hll-global");
+  hll_global.hll_options.sort = HllSort::global;
+  c.push_back(hll_global);
+  c.push_back(FormatConfig::of(Format::dia, "dia"));
+  c.push_back(FormatConfig::of(Format::hdia, "hdia"));
+  c.push_back(FormatConfig::of(Format::hyb, "hyb"));
+  c.push_back(FormatConfig::of(Format::balanced_coo, "balanced-coo"));
+  c.push_back(FormatConfig::of(Format::compressed_coo, "compressed-coo"));
+  if (format_supports<S>(Format::hisparse))
+    c.push_back(FormatConfig::of(Format::hisparse, "hisparse"));
+  return c;
+}
+
+/// The cost model's estimate for one configuration.
+struct CostEstimate {
+  double bytes = 0;             ///< bytes one product moves (arrays, padding, x and y)
+  double memory_bytes = 0;      ///< bytes the format holds
+  double microseconds = 0;      ///< predicted time of one product
+  bool feasible = true;         ///< false where the conversion would be refused (padding limit)
+};
+
+/// Options of select_format.
+struct SelectOptions {
+  Mode mode = Mode::N;  ///< the product the choice is for
+  /// Time the `trial_candidates` best-ranked candidates (and the default CSR) and take the
+  /// fastest; false: the cost model's first choice, nothing converted or timed.
+  bool trial = false;
+  int trial_candidates = 4;
+  int trial_warmup = 3;
+  int trial_repeat = 10;
+  /// Formats holding more bytes than this are excluded (0: no limit): the candidates are then
+  /// converted in ranked order until one fits (feature-only) or before they are timed.
+  std::size_t memory_budget_bytes = 0;
+  /// Tuning file of trial results (empty: none). With trial, a record for this (GPU, scalar,
+  /// fingerprint) is used without measuring; a new trial result is stored there.
+  std::string tuning_file;
+  /// Copy bandwidth (bytes per microsecond) and launch latency (microseconds) of the model;
+  /// 0 = defaults for the backend.
+  double bandwidth = 0, launch_us = 0;
+};
+
+/// One ranked candidate of a choice.
+struct RankedCandidate {
+  FormatConfig config;
+  CostEstimate estimate;
+  double measured_ms = -1;  ///< median trial time (-1: not timed)
+  std::string note;         ///< why it was not timed or could not be built, if so
+};
+
+/// What select_format chose and why.
+struct FormatChoice {
+  FormatConfig config;
+  MatrixFeatures features;
+  std::vector<RankedCandidate> ranked;  ///< every candidate, best predicted first
+  bool trial = false;                   ///< chosen by measurement
+  bool from_tuning_file = false;        ///< taken from a tuning-file record
+  double seconds = 0;                   ///< total time of select_format (features included)
+};
+
+namespace impl {
+
+/// Bandwidth efficiency and kernel launches of each candidate under the cost model, from the
+/// suite measurements in docs/PERFORMANCE.md (fraction of the copy bandwidth a format's kernels
+/// reach on its own bytes).
+inline double format_efficiency(const FormatConfig& c, const MatrixFeatures& f) {
+  const bool long_rows = f.row_mean > 32;  // one thread per row: few rows in flight
+  switch (c.format) {
+    case Format::csr:
+      if (c.csr.variant == CsrSpmvVariant::balanced) return 0.80;
+      if (c.csr.variant == CsrSpmvVariant::warp) return 0.78;
+      return f.row_cv() > 1.0 || f.row_max > 64 * (f.row_mean + 1) ? 0.6 : 0.82;
+    case Format::ell: return long_rows ? 0.55 : 0.92;
+    case Format::hll: return long_rows ? 0.55 : 0.88;
+    case Format::dia: return 0.80;
+    case Format::hdia: return 0.72;
+    case Format::hyb: return long_rows ? 0.6 : 0.88;
+    case Format::balanced_coo: return 0.80;
+    case Format::compressed_coo: return 0.78;
+    case Format::hisparse: return 0.55;
+  }
+  return 0.5;
+}
+
+inline double format_launches(const FormatConfig& c, const MatrixFeatures& f) {
+  const bool irregular = f.row_cv() > 0.5;
+  switch (c.format) {
+    case Format::csr: return c.csr.variant == CsrSpmvVariant::automatic ? 1.0 : 1.5;
+    case Format::ell: return 1.1;
+    case Format::hll: return irregular ? 2.0 : 1.2;
+    case Format::dia: return 1.1;
+    case Format::hdia: return 1.3;
+    case Format::hyb: return irregular ? 2.0 : 1.2;
+    case Format::balanced_coo: return 1.5;
+    case Format::compressed_coo: return 1.3;
+    case Format::hisparse: return 3.0;
+  }
+  return 2.0;
+}
+
+}  // namespace impl
+
+/// The cost model's estimate of one product with configuration c on a matrix with features f
+/// and values of `value_bytes` bytes (see the file comment). bandwidth in bytes per microsecond.
+inline CostEstimate estimate_cost(const FormatConfig& c, const MatrixFeatures& f,
+                                  std::size_t value_bytes, double bandwidth, double launch_us) {
+  const double sb = double(value_bytes), ib = 4.0;
+  const double n = double(f.nrows), m = double(f.ncols), nnz = double(f.nnz);
+  const double csr_bytes = nnz * (sb + ib) + (n + 1) * ib;
+  const double vectors = (m + n) * sb;
+  const double limit = std::max(20.0 * csr_bytes, 65536.0);  // PaddingLimit's default
+  CostEstimate e;
+  switch (c.format) {
+    case Format::csr: e.memory_bytes = csr_bytes; break;
+    case Format::ell: e.memory_bytes = f.ell_padding * nnz * (sb + ib) + n * ib; break;
+    case Format::hll:
+      // the sliced layout before sorting and tail; both only reduce it (at most to about the
+      // entries plus a permutation)
+      e.memory_bytes = std::max(1.0, std::min(f.hack_padding, 2.0)) * nnz * (sb + ib) +
+                       n * ib * (c.hll_options.sort == HllSort::none ? 1.0 : 2.0);
+      break;
+    case Format::dia:
+      e.memory_bytes = f.dia_padding * nnz * sb + double(f.diagonals) * ib;
+      break;
+    case Format::hdia:  // each 32-row hack stores its own diagonals: between the entries and DIA
+      e.memory_bytes = std::max(1.0, 0.8 * f.dia_padding) * nnz * sb + n / 32 * 8 * ib;
+      break;
+    case Format::hyb:
+      e.memory_bytes = (f.row_cv() > 0.5 ? 1.3 : std::min(f.ell_padding, 1.3)) * nnz * (sb + ib) +
+                       n * ib;
+      break;
+    case Format::balanced_coo: e.memory_bytes = nnz * (sb + 2 * ib); break;
+    case Format::compressed_coo: {
+      // 8- or 16-bit column offsets, 8-bit row offsets; 1-byte values when a table of 256
+      // values covers them
+      const double idx = f.near_fraction > 0.9 ? 2.5 : 3.5;
+      const bool table =
+          value_bytes <= 8 && f.value_sample > 0 && f.distinct_values <= 64 &&
+          double(f.distinct_values) < 0.05 * double(f.value_sample);
+      e.memory_bytes = nnz * (idx + (table ? 1.0 : sb)) + nnz / 512 * 16;
+      break;
+    }
+    case Format::hisparse: e.memory_bytes = nnz * (sb + 2.5) + nnz / 64 * 16; break;
+  }
+  if ((c.format == Format::ell || c.format == Format::dia) && e.memory_bytes > limit)
+    e.feasible = false;
+  if (c.format == Format::dia && f.diagonals > 4096) e.feasible = false;
+  e.bytes = e.memory_bytes + vectors;
+  e.microseconds = impl::format_launches(c, f) * launch_us +
+                   e.bytes / (bandwidth * impl::format_efficiency(c, f));
+  return e;
+}
+
+namespace impl {
+
+/// Median time in milliseconds of `repeat` fenced runs of f after `warmup` runs.
+template <class ExecSpace, class F>
+double median_ms(const F& f, int warmup, int repeat) {
+  for (int i = 0; i < warmup; ++i) f();
+  ExecSpace().fence();
+  std::vector<double> t;
+  for (int i = 0; i < std::max(1, repeat); ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    ExecSpace().fence();
+    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace impl
+
+/// Chooses a format for `a` (see the file comment). Throws std::runtime_error when a tuning file
+/// cannot be read or written.
+template <class S, class D>
+FormatChoice select_format(const CsrMatrix<S, int, int, D>& a, const SelectOptions& options = {},
+                           Matrix<S, D>* chosen = nullptr) {
+  using exec = typename impl::device_t<D>::execution_space;
+  constexpr bool gpu = impl::is_gpu_space<exec>();
+  const auto t0 = std::chrono::steady_clock::now();
+  require(options.trial_candidates >= 1 && options.trial_repeat >= 1 && options.trial_warmup >= 0,
+          "spk::select_format", "trial_candidates = ", options.trial_candidates,
+          " and trial_repeat = ", options.trial_repeat, " must be >= 1, trial_warmup = ",
+          options.trial_warmup, " >= 0");
+  FormatChoice out;
+  out.features = compute_features(a);
+  const MatrixFeatures& f = out.features;
+  const double bw = options.bandwidth > 0 ? options.bandwidth : (gpu ? 3.0e6 : 3.0e4);
+  const double launch = options.launch_us > 0 ? options.launch_us : (gpu ? 4.0 : 2.0);
+  for (const auto& c : format_candidates<S>(gpu)) {
+    RankedCandidate r;
+    r.config = c;
+    r.estimate = estimate_cost(c, f, sizeof(S), bw, launch);
+    if (!r.estimate.feasible) r.note = "refused by the padding limit";
+    out.ranked.push_back(r);
+  }
+  // feasible candidates first, then by predicted time (stable: ties keep the list order, CSR
+  // first)
+  std::stable_sort(out.ranked.begin(), out.ranked.end(),
+                   [](const RankedCandidate& x, const RankedCandidate& y) {
+                     if (x.note.empty() != y.note.empty()) return x.note.empty();
+                     return x.estimate.microseconds < y.estimate.microseconds;
+                   });
+  out.config = out.ranked.front().config;
+
+  const auto finish = [&](Matrix<S, D>* m) {
+    if (chosen) *chosen = m ? *m : Matrix<S, D>(a, out.config);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+  };
+  // builds r's matrix into m; false (with r.note saying why) when the format refuses the matrix
+  // or holds more than the memory budget
+  const auto build = [&](RankedCandidate& r, Matrix<S, D>& m) {
+    try {
+      m = Matrix<S, D>(a, r.config);
+    } catch (const std::invalid_argument& e) {  // PaddingLimitExceeded and refused options
+      r.note = e.what();
+      return false;
+    }
+    if (options.memory_budget_bytes > 0 && m.memory_bytes() > options.memory_budget_bytes) {
+      r.note = "over the memory budget (" + std::to_string(m.memory_bytes()) + " bytes)";
+      m = Matrix<S, D>();
+      return false;
+    }
+    return true;
+  };
+  if (!options.trial) {
+    if (options.memory_budget_bytes == 0) return finish(nullptr);
+    // the best-ranked candidate whose actual bytes fit the budget
+    for (auto& r : out.ranked) {
+      Matrix<S, D> m;
+      if (!r.note.empty() || !build(r, m)) continue;
+      out.config = r.config;
+      return finish(&m);
+    }
+    throw_invalid_argument("spk::select_format", "no format fits the memory budget of ",
+                           options.memory_budget_bytes, " bytes");
+  }
+
+  const std::string gpu_name = impl::device_name<exec>();
+  TuningFile file;
+  if (!options.tuning_file.empty()) {
+    file = TuningFile::load(options.tuning_file);
+    if (const FormatRecord* rec =
+            file.find_format(gpu_name, scalar_traits<S>::name, f.fingerprint_string())) {
+      for (const auto& r : out.ranked)
+        if (r.config.name() == rec->config && r.note.empty()) {
+          out.config = r.config;
+          out.trial = true;
+          out.from_tuning_file = true;
+          return finish(nullptr);
+        }
+    }
+  }
+
+  // time the best-ranked candidates and the default CSR
+  const std::size_t nx = options.mode == Mode::N ? std::size_t(a.ncols()) : std::size_t(a.nrows());
+  const std::size_t ny = options.mode == Mode::N ? std::size_t(a.nrows()) : std::size_t(a.ncols());
+  Kokkos::View<S*, impl::device_t<D>> x("spk::select_format::x", nx), y("spk::select_format::y", ny);
+  Kokkos::deep_copy(x, scalar_traits<S>::one());
+  const S one = scalar_traits<S>::one(), zero = scalar_traits<S>::zero();
+  double best = -1, csr_ms = -1;
+  Matrix<S, D> best_matrix;
+  int timed = 0;
+  for (auto& r : out.ranked) {
+    const bool is_default_csr = r.config.name() == "csr";
+    if (!r.note.empty() || (timed >= options.trial_candidates && !is_default_csr)) continue;
+    Matrix<S, D> m;
+    if (!build(r, m)) continue;
+    r.measured_ms = impl::median_ms<exec>([&] { spmv(options.mode, one, m, x, zero, y); },
+                                          options.trial_warmup, options.trial_repeat);
+    ++timed;
+    if (is_default_csr) csr_ms = r.measured_ms;
+    if (best < 0 || r.measured_ms < best) {
+      best = r.measured_ms;
+      out.config = r.config;
+      best_matrix = m;
+    }
+  }
+  require(best >= 0, "spk::select_format", "no format fits the memory budget of ",
+          options.memory_budget_bytes, " bytes");
+  out.trial = true;
+  if (!options.tuning_file.empty()) {
+    file.set_format({gpu_name, scalar_traits<S>::name, f.fingerprint_string(), out.config.name(),
+                     best, csr_ms});
+    file.save(options.tuning_file);
+  }
+  return finish(&best_matrix);
+}
+
+/// `a` in the format select_format chooses with `options`.
+template <class S, class D>
+Matrix<S, D> make_matrix(const CsrMatrix<S, int, int, D>& a, const SelectOptions& options = {},
+                         FormatChoice* choice = nullptr) {
+  Matrix<S, D> m;
+  FormatChoice c = select_format(a, options, &m);
+  if (choice) *choice = std::move(c);
+  return m;
+}
+
+}  // namespace spk
