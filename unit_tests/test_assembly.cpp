@@ -393,6 +393,97 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: edge cases", Device, assembly_edges) {
 }
 TEST_CASE_TEMPLATE_APPLY(assembly_edges, spk_test::all_devices);
 
+namespace {
+
+template <class View>
+std::vector<int> host_ints(const View& v) {
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  return std::vector<int>(h.data(), h.data() + h.extent(0));
+}
+
+/// Triangles around node 0: a fan of k (u = k + 1 columns in row 0), or one triangle repeated
+/// k times (deg = k, u = 3 in rows 0, 1, 2).
+spk::TriangleMesh fan_mesh(int k, bool repeated) {
+  spk::TriangleMesh m;
+  m.vertices.push_back({0, 0, 0});
+  for (int i = 0; i < (repeated ? 2 : k); ++i) {
+    const double t = 2 * 3.14159265358979 * i / (repeated ? 4 : k);
+    m.vertices.push_back({std::cos(t), std::sin(t), 0});
+  }
+  for (int i = 0; i < k; ++i)
+    m.triangles.push_back(repeated ? std::array<int, 3>{0, 1, 2}
+                                   : std::array<int, 3>{0, 1 + i, 1 + (i + 1) % k});
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: the pattern kernel's capacities and the long-row kernels",
+                          Device, assembly_capacity) {
+  SUBCASE("rows on each side of the column and incidence capacities") {
+    // row_capacity 16 (16 lanes, or 1 on CPUs): 16 distinct columns and 32 incidences fit.
+    spk::AssemblyParams params;
+    params.symbolic_lanes = 16;
+    params.row_capacity = 16;
+    struct Case {
+      int k;
+      bool repeated;
+      int long_rows;
+    };
+    for (const Case c : {Case{15, false, 0}, Case{16, false, 1}, Case{32, true, 0},
+                         Case{33, true, 3}, Case{300, false, 1}}) {
+      CAPTURE(c.k);
+      CAPTURE(c.repeated);
+      const spk::TriangleMesh m = fan_mesh(c.k, c.repeated);
+      const auto mesh = spk::mesh_matrix<Device>(int(m.vertices.size()), m.triangles);
+      const auto p = spk::assemble_symbolic(mesh, params);
+      CHECK(p.long_rows == c.long_rows);
+      CHECK(p.max_degree == c.k);
+      const Expanded a =
+          spk_assemble<Device>(spk::P1TriangleLaplacian{}, m.vertices, m.triangles, params);
+      check_against(a, spk_test::reference_p1_triangle_laplacian(m.vertices, m.triangles),
+                    1e-12);
+    }
+  }
+  SUBCASE("every capacity and lane count gives the same pattern and action map") {
+    const spk::TetMesh octopus = spk::read_tet_mesh(mesh_path("octopus-low.mesh"));
+    const spk::TetMesh cube = spk::cube_mesh(4, 4, 3);
+    for (const spk::TetMesh* m : {&octopus, &cube}) {
+      const auto mesh = spk::mesh_matrix<Device>(int(m->vertices.size()), m->tetrahedra);
+      const auto ref = spk::assemble_symbolic(mesh);
+      CHECK(ref.long_rows == 0);
+      const std::vector<int> inc = host_ints(ref.incidence), cols = host_ints(ref.col_idx),
+                             rows = host_ints(ref.row_map), contrib = host_ints(ref.contributions),
+                             cmap = host_ints(ref.contribution_map);
+      // incidences sorted by element per node
+      const std::vector<int> imap = host_ints(ref.incidence_map);
+      for (std::size_t v = 0; v + 1 < imap.size(); ++v)
+        CHECK(std::is_sorted(inc.begin() + imap[v], inc.begin() + imap[v + 1]));
+      const auto reference = spk_test::reference_p1_tet_laplacian(m->vertices, m->tetrahedra);
+      for (const int lanes : {0, 1, 8, 32})
+        for (const int cap : {0, 1, 8, 12, 16, 24, 40}) {
+          CAPTURE(lanes);
+          CAPTURE(cap);
+          spk::AssemblyParams params;
+          params.symbolic_lanes = lanes;
+          params.row_capacity = cap;
+          const auto p = spk::assemble_symbolic(mesh, params);
+          // the capacity is at least the lanes per row (1 on CPUs whatever is asked)
+          if (cap > 0 && cap < 12 && (lanes == 1 || lanes == 8)) CHECK(p.long_rows > 0);
+          CHECK(host_ints(p.incidence) == inc);
+          CHECK(host_ints(p.row_map) == rows);
+          CHECK(host_ints(p.col_idx) == cols);
+          CHECK(host_ints(p.contributions) == contrib);
+          CHECK(host_ints(p.contribution_map) == cmap);
+          check_against(
+              spk_assemble<Device>(spk::P1TetLaplacian{}, m->vertices, m->tetrahedra, params),
+              reference, 1e-11);
+        }
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_capacity, spk_test::all_devices);
+
 TEST_CASE_TEMPLATE_DEFINE("assembly: the mesh matrix E", Device, assembly_mesh_matrix) {
   // The paper's example (section III), zero-based: 8 nodes, 6 triangles.
   const std::vector<std::array<int, 3>> tris = {{0, 1, 2}, {0, 2, 3}, {3, 5, 0},

@@ -19,6 +19,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <spk/assembly/elements.hpp>
 #include <spk/assembly/mesh_matrix.hpp>
@@ -34,11 +35,17 @@ namespace spk {
 
 /// Launch parameters of the assembly kernels (results do not depend on them). 0 picks the
 /// default of the execution space: on GPUs a power of two of lanes per row near the mean row
-/// work (4..32) and 128 threads per team; on CPUs one row per thread, no lanes.
+/// work (pattern: 8..32, numeric: 4..32) and 128 threads per team; on CPUs one row per thread,
+/// no lanes.
 struct AssemblyParams {
   int symbolic_lanes = 0;  ///< lanes per row of the pattern kernels
   int numeric_lanes = 0;   ///< lanes per row of the numeric kernel
   int rows_per_team = 0;   ///< rows per team (both phases)
+  /// Distinct columns per row that the pattern's main kernel holds (at least the lanes per row;
+  /// incidences up to twice that rounded up to a power of two); longer rows go to the long-row
+  /// kernels. 0: a power of two >= max(2 lanes, half the mean candidates per row), on CPUs
+  /// >= 32.
+  int row_capacity = 0;
 };
 
 /// Result of the symbolic phase: the mesh matrix, its transpose (node incidence) and the
@@ -58,6 +65,7 @@ struct AssemblyPattern {
   Kokkos::View<int*, device_type> contributions, contribution_map;
   int max_degree = 0;      ///< most elements at one node
   int max_row_length = 0;  ///< longest row of E E^T
+  int long_rows = 0;       ///< rows past the main pattern kernel's capacity (row_capacity)
   AssemblyParams params;
 
   int n_nodes() const { return mesh.n_nodes(); }
@@ -90,146 +98,296 @@ Kokkos::View<double* [3], Kokkos::LayoutRight, impl::device_t<Device>> node_coor
   return c;
 }
 
+namespace impl {
+
+/// Where one symbolic run keeps its arrays: views into memory the caller owns (N = n + 1
+/// entries, Z = nnz(E), S = Z K).
+template <class Dev>
+struct SymbolicArrays {
+  using ints = Kokkos::View<int*, Dev, Kokkos::MemoryUnmanaged>;
+  ints inc_map;    ///< N: E^T's offsets (scanned in place)
+  ints inc;        ///< Z: E^T's entries e K + k, sorted per node by the pattern kernels
+  ints contrib;    ///< S: the action map's contributions
+  ints tmp_cols;   ///< S: each row's sorted columns at its slice inc_map(v) K
+  ints tmp_start;  ///< S: and their contribution starts
+  ints row_len;    ///< N: row lengths at v + 1, scanned in place into offsets
+  ints cursor;     ///< n: incidence fill cursors
+  ints overflow;   ///< N: rows left to the long-row kernels, their count at n
+  std::int64_t* scan_inc = nullptr;   ///< scan_workspace(N)
+  std::int64_t* scan_rows = nullptr;  ///< scan_workspace(N)
+  std::int64_t* stats = nullptr;      ///< 4 values copied to the host at the end
+  int* bad = nullptr;  ///< first degenerate element (full assembly), else nullptr
+
+  /// ints of the temporaries (everything but inc_map, inc, contrib) and of the three outputs.
+  static std::size_t temp_ints(std::size_t n, std::size_t s) {
+    return 4 * scan_workspace(n + 1) + 8 + 2 * s + 3 * (n + 1) + 2;
+  }
+  static std::size_t output_ints(std::size_t n, std::size_t z, std::size_t s) {
+    return n + 1 + z + s;
+  }
+  /// Lays the temporaries out from `w` (8-byte aligned, temp_ints) and the outputs from `o`.
+  void place(int* w, int* o, std::size_t n, std::size_t z, std::size_t s) {
+    const std::size_t ws = scan_workspace(n + 1);
+    scan_inc = reinterpret_cast<std::int64_t*>(w);
+    scan_rows = scan_inc + ws;
+    stats = scan_rows + ws;
+    int* q = reinterpret_cast<int*>(stats + 4);
+    tmp_cols = ints(q, s);
+    tmp_start = ints(q + s, s);
+    q += 2 * s;
+    row_len = ints(q, n + 1);
+    overflow = ints(q + n + 1, n + 1);
+    cursor = ints(q + 2 * (n + 1), n);
+    bad = q + 3 * n + 2;
+    inc_map = ints(o, n + 1);
+    inc = ints(o + n + 1, z);
+    contrib = ints(o + n + 1 + z, s);
+  }
+};
+
+/// What the symbolic run reports to the host.
+struct SymbolicCounts {
+  std::int64_t nnz = 0;
+  int max_row = 0, max_degree = 0, long_rows = 0;
+  int bad = 0;  ///< first degenerate element when SymbolicArrays::bad was given
+};
+
+/// The symbolic phase into `a`: E^T (count, scan, fill), the pattern rows (PatternRowsGroup,
+/// the rows past its capacity by PatternRows: in shared memory up to ~1000 candidates, a global
+/// buffer beyond), the row lengths scanned into offsets (a.row_len). `after_zero` runs right
+/// after the initialising launch (the full assembly starts its element data there). Two waits
+/// on the device: the count of long rows, and the final counts (one copy).
+template <class MeshDevice, class Dev>
+SymbolicCounts symbolic_rows(const MeshMatrix<MeshDevice>& mesh, const AssemblyParams& params,
+                             const SymbolicArrays<Dev>& a, int n_elements,
+                             const std::function<void()>& after_zero) {
+  using exec = typename Dev::execution_space;
+  const int n = mesh.n_nodes(), k = mesh.nodes_per_element();
+  const int nnz_e = int(mesh.nnz());
+  const auto nodes = mesh.nodes();
+  const auto inc_map = a.inc_map;
+  const auto inc = a.inc;
+  const auto cursor = a.cursor;
+  const auto row_len = a.row_len;
+  const auto overflow = a.overflow;
+  int* const bad = a.bad;
+  Kokkos::parallel_for(
+      "spk::assembly::zero", Kokkos::RangePolicy<exec>(0, n + 1), KOKKOS_LAMBDA(int i) {
+        inc_map(i) = 0;
+        if (i < n) cursor(i) = 0;
+        if (i == 0) {
+          row_len(0) = 0;
+          overflow(n) = 0;
+          if (bad) *bad = n_elements;
+        }
+      });
+  if (after_zero) after_zero();
+  Kokkos::parallel_for(
+      "spk::assembly::incidence::count", Kokkos::RangePolicy<exec>(0, nnz_e),
+      KOKKOS_LAMBDA(int p) { atomic_add_int(&inc_map(nodes(p) + 1), 1); });
+  scan_in_place_async("spk::assembly::incidence::scan", Kokkos::View<int*, Dev>(inc_map),
+                      a.scan_inc);
+  Kokkos::parallel_for(
+      "spk::assembly::incidence::fill", Kokkos::RangePolicy<exec>(0, nnz_e), KOKKOS_LAMBDA(int p) {
+        const int v = nodes(p);
+        inc(inc_map(v) + atomic_fetch_add_int(&cursor(v), 1)) = p;
+      });
+
+  const double mean_c = n > 0 ? double(nnz_e) * k / n : 1.0;
+  require(params.symbolic_lanes >= 0 && params.symbolic_lanes <= 32 &&
+              (params.symbolic_lanes & (params.symbolic_lanes - 1)) == 0,
+          "spk::AssemblyParams", "lanes per row must be 0 (automatic) or a power of two up to 32, not ",
+          params.symbolic_lanes);
+  require(params.rows_per_team >= 0, "spk::AssemblyParams", "rows per team must be >= 0, not ",
+          params.rows_per_team);
+  require(params.row_capacity >= 0, "spk::AssemblyParams", "row capacity must be >= 0, not ",
+          params.row_capacity);
+  {
+    using group_t = PatternRowsGroup<Dev>;
+    const bool lanes_on = lane_groups_on<exec>();
+    const int w = !lanes_on ? 1 : params.symbolic_lanes > 0 ? params.symbolic_lanes
+                                                             : pow2_clamp(mean_c / 2, 8, 32);
+    int cap = params.row_capacity > 0
+                  ? params.row_capacity
+                  : pow2_clamp(std::max(double(lanes_on ? 2 * w : 32), mean_c / 2), 2, 1024);
+    cap = std::max(cap, w);
+    const int per_warp = lanes_on ? 32 / w : 1;
+    const std::size_t shared_limit = 40 * 1024;
+    while (cap > w && std::size_t(per_warp) * group_t::scratch_bytes(cap) > shared_limit)
+      cap = std::max(w, cap / 2);
+    int rows = !is_gpu_space<exec>() ? 1 : params.rows_per_team > 0 ? params.rows_per_team
+                                                                     : std::max(1, 128 / w);
+    rows = (rows + per_warp - 1) / per_warp * per_warp;
+    while (rows > per_warp && std::size_t(rows) * group_t::scratch_bytes(cap) > shared_limit)
+      rows -= per_warp;
+    group_t f;
+    f.nodes = nodes;
+    f.inc_map = inc_map;
+    f.inc = inc;
+    f.row_len = row_len;
+    f.tmp_cols = a.tmp_cols;
+    f.tmp_start = a.tmp_start;
+    f.contrib = a.contrib;
+    f.overflow = overflow;
+    f.n = n;
+    f.k = k;
+    f.w = w;
+    f.cap = cap;
+    f.table = group_t::table_of(cap);
+    Kokkos::parallel_for(
+        "spk::assembly::pattern::rows",
+        Kokkos::TeamPolicy<exec>((n + rows - 1) / rows, rows, w)
+            .set_scratch_size(0, Kokkos::PerThread(group_t::scratch_bytes(cap))),
+        f);
+  }
+  SymbolicCounts out;
+  Kokkos::deep_copy(out.long_rows, Kokkos::subview(overflow, std::size_t(n)));
+  if (out.long_rows > 0) {
+    // The long rows by PatternRows: one row per team, in shared memory up to c_shared
+    // candidates, beyond that in a global buffer sized for the listed rows.
+    using rows_t = PatternRows<Dev>;
+    std::int64_t max_degree = 0;
+    Kokkos::deep_copy(max_degree,
+                      Kokkos::View<std::int64_t, Dev, Kokkos::MemoryUnmanaged>(
+                          a.scan_inc + scan_result_index(std::size_t(n) + 1) + 1));
+    const int max_c = int(max_degree) * k;
+    const std::size_t shared_limit = 40 * 1024;
+    int c_shared = 64;
+    while (c_shared < max_c && rows_t::scratch_bytes(c_shared + 64) <= shared_limit) c_shared += 64;
+    c_shared = std::min(c_shared, max_c);
+    const int bounds[3] = {-1, c_shared, max_c};
+    for (int pass = 0; pass < 2; ++pass) {
+      const int c_lo = bounds[pass], c_hi = bounds[pass + 1];
+      if (c_hi <= c_lo) continue;
+      const bool global = pass == 1;
+      Kokkos::View<int*, Dev> global_scratch;
+      if (global)
+        global_scratch = Kokkos::View<int*, Dev>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::long_row_scratch"),
+            std::size_t(out.long_rows) * rows_t::scratch_ints_of(c_hi));
+      const RowLaunch l = row_launch<exec>(mean_c, global ? 0 : rows_t::scratch_bytes(c_hi),
+                                           is_gpu_space<exec>() ? 32 : 0, 1, 256);
+      rows_t f;
+      f.nodes = nodes;
+      f.inc_map = inc_map;
+      f.inc = inc;
+      f.row_len = row_len;
+      f.tmp_cols = a.tmp_cols;
+      f.tmp_start = a.tmp_start;
+      f.contrib = a.contrib;
+      f.n = n;
+      f.k = k;
+      f.c_lo = c_lo;
+      f.c_hi = c_hi;
+      f.level = l.level;
+      f.row_list = overflow;
+      f.list_n = out.long_rows;
+      f.global_base = global ? global_scratch.data() : nullptr;
+      const int league = (out.long_rows + l.rows - 1) / l.rows;
+      const char* label =
+          global ? "spk::assembly::pattern::very_long_rows" : "spk::assembly::pattern::long_rows";
+      if (global)
+        Kokkos::parallel_for(label, Kokkos::TeamPolicy<exec>(league, l.rows, l.lanes), f);
+      else
+        Kokkos::parallel_for(
+            label,
+            Kokkos::TeamPolicy<exec>(league, l.rows, l.lanes)
+                .set_scratch_size(l.level, Kokkos::PerThread(rows_t::scratch_bytes(c_hi))),
+            f);
+    }
+  }
+  scan_in_place_async("spk::assembly::pattern::scan", Kokkos::View<int*, Dev>(row_len),
+                      a.scan_rows);
+  {
+    std::int64_t* const stats = a.stats;
+    const std::int64_t* const si = a.scan_inc + scan_result_index(std::size_t(n) + 1);
+    const std::int64_t* const sr = a.scan_rows + scan_result_index(std::size_t(n) + 1);
+    Kokkos::parallel_for(
+        "spk::assembly::counts", Kokkos::RangePolicy<exec>(0, 1), KOKKOS_LAMBDA(int) {
+          stats[0] = sr[0];
+          stats[1] = sr[1];
+          stats[2] = si[1];
+          stats[3] = bad ? *bad : 0;
+        });
+  }
+  std::int64_t h[4];
+  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, 4),
+                    Kokkos::View<std::int64_t*, Dev, Kokkos::MemoryUnmanaged>(a.stats, 4));
+  out.nnz = h[0];
+  out.max_row = int(h[1]);
+  out.max_degree = int(h[2]);
+  out.bad = int(h[3]);
+  return out;
+}
+
+/// Checks that E's local pairs fit int indexing.
+template <class Device>
+void check_pairs(const char* where, const MeshMatrix<Device>& mesh) {
+  const int k = mesh.nodes_per_element();
+  require(mesh.nnz() * k <= std::int64_t(std::numeric_limits<int>::max()), where,
+          mesh.n_elements(), " elements of ", k, " nodes have ", mesh.nnz() * k,
+          " local pairs, more than int indexing holds");
+}
+
+inline void check_entries(const char* where, int n, std::int64_t nnz) {
+  require(nnz <= std::int64_t(std::numeric_limits<int>::max()), where, "E E^T of ", n,
+          " nodes has ", nnz, " entries, more than int offsets hold");
+}
+
+}  // namespace impl
+
 /// Symbolic phase on E's execution space: E^T (incidences sorted by element), the pattern of
 /// E E^T and its action map (spk::AssemblyPattern). Throws std::invalid_argument when E E^T
 /// would have more entries, or E more local pairs (K^2 per element), than int indexing holds.
-/// O(nnz(E) K) work and memory (hash-table deduplication per row).
+/// O(nnz(E) K) work and memory (hash-table deduplication per row). Device memory: one
+/// allocation for E^T and the action map, one for the pattern (row offsets and columns), one
+/// for the contribution map, one temporary.
 template <class Device>
 AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
                                           const AssemblyParams& params = {}) {
   using exec = typename MeshMatrix<Device>::execution_space;
   using dev = typename MeshMatrix<Device>::device_type;
   const char* where = "spk::assemble_symbolic";
+  impl::check_pairs(where, mesh);
   AssemblyPattern<Device> p;
   p.mesh = mesh;
   p.params = params;
   const int n = mesh.n_nodes(), k = mesh.nodes_per_element();
-  require(mesh.nnz() * k <= std::int64_t(std::numeric_limits<int>::max()), where,
-          mesh.n_elements(), " elements of ", k, " nodes have ", mesh.nnz() * k,
-          " local pairs, more than int indexing holds");
-  // One workspace for the temporaries (allocations and frees cost more than several of the
-  // kernels): the incidence cursors, the scans' chunk sums, and each row's K^2-per-element
-  // slices of sorted columns and contribution starts.
-  const std::size_t slices = std::size_t(mesh.nnz()) * std::size_t(k);
-  const std::size_t scan_ints = 2 * impl::scan_workspace(std::size_t(n) + 1);
-  Kokkos::View<int*, dev> work(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::work"),
-      scan_ints + std::size_t(n) + 2 * slices + std::size_t(n) + 1);
-  std::int64_t* scan_ws = reinterpret_cast<std::int64_t*>(work.data());
-  const Kokkos::View<int*, dev, Kokkos::MemoryUnmanaged> cursor(work.data() + scan_ints,
-                                                                std::size_t(n));
-  const Kokkos::View<int*, dev, Kokkos::MemoryUnmanaged> tmp_cols(
-      work.data() + scan_ints + std::size_t(n), slices);
-  const Kokkos::View<int*, dev, Kokkos::MemoryUnmanaged> tmp_start(
-      work.data() + scan_ints + std::size_t(n) + slices, slices);
-  const Kokkos::View<int*, dev, Kokkos::MemoryUnmanaged> long_rows(
-      work.data() + scan_ints + std::size_t(n) + 2 * slices, std::size_t(n) + 1);
-  const impl::NodeIncidence<dev> inc = impl::node_incidence(n, mesh.nodes(), Kokkos::View<int*, dev>(cursor), scan_ws);
-  p.incidence_map = inc.map;
-  p.incidence = inc.entries;
-  p.max_degree = inc.max_degree;
-  const std::int64_t max_candidates = std::int64_t(inc.max_degree) * k;
-  const double mean_candidates = n > 0 ? double(mesh.nnz()) * k / n : 1.0;
-
-  // Rows up to `cap` candidates in one launch with scratch sized for them; longer rows
-  // (high-valence nodes) listed and taken by launches of one row per team: in shared memory up
-  // to `c_shared` candidates, beyond that in a global buffer sized for the listed rows only.
-  using rows_t = impl::PatternRows<dev>;
-  const int max_c = int(max_candidates);
-  const int cap = std::min(max_c, std::max(64, int(2 * mean_candidates) + 1));
-  const std::size_t shared_limit = 40 * 1024;
-  int c_shared = cap;
-  while (c_shared < max_c && rows_t::scratch_bytes(c_shared + 64) <= shared_limit) c_shared += 64;
-  c_shared = std::min(c_shared, max_c);
-  const int lanes = params.symbolic_lanes > 0
-                        ? params.symbolic_lanes
-                        : (impl::is_gpu_space<exec>() ? impl::pow2_clamp(mean_candidates / 4, 4, 8)
-                                                      : 1);
-  Kokkos::View<int*, dev> row_map(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::row_map"),
-      std::size_t(n) + 1);  // every entry written by the row kernels
-  if (n == 0) Kokkos::deep_copy(row_map, 0);
-  Kokkos::View<int*, dev> contributions(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::contributions"), slices);
-  const int bounds[4] = {-1, cap, c_shared, max_c};
-  for (int pass = 0; pass < 3; ++pass) {
-    const int c_lo = bounds[pass], c_hi = bounds[pass + 1];
-    if (pass > 0 && c_hi <= c_lo) continue;
-    // The long rows of this pass listed (in any order: rows are independent), so that their
-    // launch has as many teams as such rows, not as rows.
-    int n_list = -1;
-    if (pass > 0) {
-      const auto map = inc.map;
-      Kokkos::deep_copy(Kokkos::subview(long_rows, std::size_t(n)), 0);
-      Kokkos::parallel_for(
-          "spk::assembly::pattern::long_rows_list", Kokkos::RangePolicy<exec>(0, n),
-          KOKKOS_LAMBDA(int v) {
-            const int c = (map(v + 1) - map(v)) * k;
-            if (c > c_lo && c <= c_hi) long_rows(impl::atomic_fetch_add_int(&long_rows(n), 1)) = v;
-          });
-      Kokkos::deep_copy(n_list, Kokkos::subview(long_rows, std::size_t(n)));
-      if (n_list == 0) continue;
-    }
-    const bool global = pass == 2;
-    Kokkos::View<int*, dev> global_scratch;
-    if (global)
-      global_scratch = Kokkos::View<int*, dev>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::long_row_scratch"),
-          std::size_t(n_list) * rows_t::scratch_ints_of(c_hi));
-    const impl::RowLaunch l = impl::row_launch<exec>(
-        mean_candidates, global ? 0 : rows_t::scratch_bytes(c_hi), pass == 0 ? lanes : 32,
-        pass == 0 ? params.rows_per_team : 1, 256);
-    rows_t f;
-    f.nodes = mesh.nodes();
-    f.inc_map = inc.map;
-    f.inc = inc.entries;
-    f.row_len = row_map;
-    f.tmp_cols = tmp_cols;
-    f.tmp_start = tmp_start;
-    f.contrib = contributions;
-    f.n = n;
-    f.k = k;
-    f.c_lo = c_lo;
-    f.c_hi = c_hi;
-    f.level = l.level;
-    f.row_list = long_rows;
-    f.list_n = n_list;
-    f.global_base = global ? global_scratch.data() : nullptr;
-    const int rows_taken = pass == 0 ? n : n_list;
-    const int league = (rows_taken + l.rows - 1) / l.rows;
-    const char* label = pass == 0   ? "spk::assembly::pattern::rows"
-                        : pass == 1 ? "spk::assembly::pattern::long_rows"
-                                    : "spk::assembly::pattern::very_long_rows";
-    if (global)
-      Kokkos::parallel_for(label, Kokkos::TeamPolicy<exec>(league, l.rows, l.lanes), f);
-    else
-      Kokkos::parallel_for(
-          label,
-          Kokkos::TeamPolicy<exec>(league, l.rows, l.lanes)
-              .set_scratch_size(l.level, Kokkos::PerThread(rows_t::scratch_bytes(c_hi))),
-          f);
-  }
-  int max_row = 0;
-  const std::int64_t nnz =
-      impl::scan_in_place("spk::assembly::pattern::scan", row_map, scan_ws, &max_row);
-  p.max_row_length = max_row;  // nnz checked below
-
-  require(nnz <= std::int64_t(std::numeric_limits<int>::max()), where, "E E^T of ", n,
-          " nodes has ", nnz, " entries, more than int offsets hold");
-  Kokkos::View<int*, dev> col_idx(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::col_idx"),
-      std::size_t(nnz));
+  const std::size_t nn = std::size_t(n), z = std::size_t(mesh.nnz()), s = z * std::size_t(k);
+  using arrays_t = impl::SymbolicArrays<dev>;
+  // The outputs the pattern keeps in one allocation, the temporaries in another (allocations
+  // and frees cost more than several of the kernels).
+  Kokkos::View<int*, dev> outputs(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::incidence_and_action_map"),
+      arrays_t::output_ints(nn, z, s));
+  Kokkos::View<int*, dev> work(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::work"),
+                               arrays_t::temp_ints(nn, s));
+  arrays_t a;
+  a.place(work.data(), outputs.data(), nn, z, s);
+  const impl::SymbolicCounts counts = impl::symbolic_rows(mesh, params, a, 0, nullptr);
+  impl::check_entries(where, n, counts.nnz);
+  p.max_degree = counts.max_degree;
+  p.max_row_length = counts.max_row;
+  p.long_rows = counts.long_rows;
+  p.incidence_map = Kokkos::subview(outputs, std::make_pair(std::size_t(0), nn + 1));
+  p.incidence = Kokkos::subview(outputs, std::make_pair(nn + 1, nn + 1 + z));
+  p.contributions = Kokkos::subview(outputs, std::make_pair(nn + 1 + z, nn + 1 + z + s));
+  const std::size_t nnz = std::size_t(counts.nnz);
+  Kokkos::View<int*, dev> csr(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::pattern"),
+                              nn + 1 + nnz);
   Kokkos::View<int*, dev> contribution_map(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::contribution_map"),
-      std::size_t(nnz) + 1);
-  if (n == 0) Kokkos::deep_copy(contribution_map, 0);  // else written by the last row
+      nnz + 1);
+  p.row_map = Kokkos::subview(csr, std::make_pair(std::size_t(0), nn + 1));
+  p.col_idx = Kokkos::subview(csr, std::make_pair(nn + 1, nn + 1 + nnz));
   {
     impl::PatternCompact<dev> f;
-    f.inc_map = inc.map;
-    f.row_map = row_map;
-    f.tmp_cols = tmp_cols;
-    f.tmp_start = tmp_start;
-    f.col_idx = col_idx;
+    f.inc_map = p.incidence_map;
+    f.offsets = a.row_len;
+    f.tmp_cols = a.tmp_cols;
+    f.tmp_start = a.tmp_start;
+    f.row_map = p.row_map;
+    f.col_idx = p.col_idx;
     f.contrib_map = contribution_map;
     f.n = n;
     f.k = k;
@@ -237,11 +395,9 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
     const impl::RowLaunch l =
         impl::row_launch<exec>(mean_row, 0, params.numeric_lanes, params.rows_per_team);
     Kokkos::parallel_for("spk::assembly::pattern::compact",
-                         Kokkos::TeamPolicy<exec>((n + l.rows - 1) / l.rows, l.rows, l.lanes), f);
+                         Kokkos::TeamPolicy<exec>((n + 1 + l.rows - 1) / l.rows, l.rows, l.lanes),
+                         f);
   }
-  p.row_map = row_map;
-  p.col_idx = col_idx;
-  p.contributions = contributions;
   p.contribution_map = contribution_map;
   return p;
 }
@@ -265,6 +421,28 @@ void check_element_mesh(const char* where, const MeshMatrix<Device>& mesh) {
           " elements have ", Element::nodes_per_element, " nodes, the mesh matrix has ",
           mesh.nodes_per_element(), " per element");
 }
+
+template <class Device, class Coords>
+void check_coordinates(const char* where, const MeshMatrix<Device>& mesh, const Coords& coords) {
+  require(coords.extent(0) == std::size_t(mesh.n_nodes()), where, "coordinates of ",
+          coords.extent(0), " nodes for a mesh of ", mesh.n_nodes(), " nodes");
+}
+
+/// Throws std::invalid_argument naming degenerate element `bad` and its geometry nodes.
+template <class Element, class Device>
+[[noreturn]] void throw_degenerate(const char* where, const MeshMatrix<Device>& mesh, int bad) {
+  const auto host = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(),
+      Kokkos::subview(mesh.nodes(),
+                      std::make_pair(std::size_t(bad) * Element::nodes_per_element,
+                                     std::size_t(bad + 1) * Element::nodes_per_element)));
+  std::string list;
+  for (int a = 0; a < Element::geometry_nodes; ++a)
+    list += (a ? ", " : "") + std::to_string(host(a));
+  throw_invalid_argument(where, Element::name, " element ", bad, " (nodes ", list,
+                         ") is degenerate: zero ",
+                         Element::geometry_nodes == 3 ? "area" : "volume");
+}
 }  // namespace impl
 
 /// Writes the compact data of every element (Element::data_size reals each, element-major) into
@@ -278,8 +456,7 @@ void element_data(const Element& element, const MeshMatrix<Device>& mesh,
   using exec = typename dev::execution_space;
   const char* where = "spk::element_data";
   impl::check_element_mesh<Element>(where, mesh);
-  require(coords.extent(0) == std::size_t(mesh.n_nodes()), where, "coordinates of ",
-          coords.extent(0), " nodes for a mesh of ", mesh.n_nodes(), " nodes");
+  impl::check_coordinates(where, mesh, coords);
   require(data.extent(0) == std::size_t(mesh.n_elements()) * Element::data_size, where,
           "element data of ", data.extent(0), " reals, expected ", mesh.n_elements(), " x ",
           Element::data_size);
@@ -289,17 +466,7 @@ void element_data(const Element& element, const MeshMatrix<Device>& mesh,
                           Kokkos::RangePolicy<exec>(0, mesh.n_elements()), f,
                           Kokkos::Min<int>(bad));
   if (bad >= mesh.n_elements()) return;  // Min of nothing is the largest int
-  const auto host = Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(),
-      Kokkos::subview(mesh.nodes(),
-                      std::make_pair(std::size_t(bad) * Element::nodes_per_element,
-                                     std::size_t(bad + 1) * Element::nodes_per_element)));
-  std::string list;
-  for (int a = 0; a < Element::geometry_nodes; ++a)
-    list += (a ? ", " : "") + std::to_string(host(a));
-  throw_invalid_argument(where, Element::name, " element ", bad, " (nodes ", list,
-                         ") is degenerate: zero ",
-                         Element::geometry_nodes == 3 ? "area" : "volume");
+  impl::throw_degenerate<Element>(where, mesh, bad);
 }
 
 /// element_data into a new view.
@@ -353,19 +520,71 @@ void assemble_numeric(
   a.invalidate_analysis();
 }
 
-/// Full assembly: symbolic phase, element data and numeric phase. For repeated assembly on one
-/// mesh keep the pattern (spk::assemble_symbolic) and call spk::assemble_numeric.
+/// Full assembly: element data, symbolic phase and numeric phase in one pass over the device
+/// (the same matrix as spk::assemble_symbolic, spk::element_data and spk::assemble_numeric give):
+/// the pattern's arrays and the element data share one temporary allocation, the matrix takes
+/// two (offsets with columns, values), and no contribution map is built. Throws like those
+/// three. For repeated assembly on one mesh keep the pattern (spk::assemble_symbolic) and call
+/// spk::assemble_numeric.
 template <class Element, class Device, class CoordDevice>
 CsrMatrix<assembled_entry_t<Element>, int, int, Device> assemble(
     const Element& element, const MeshMatrix<Device>& mesh,
     const Kokkos::View<double* [3], Kokkos::LayoutRight, CoordDevice>& coords,
     const AssemblyParams& params = {}) {
-  impl::check_element_mesh<Element>("spk::assemble", mesh);
-  const auto data = element_data(element, mesh, coords);
-  const AssemblyPattern<Device> p = assemble_symbolic(mesh, params);
-  const auto a = assembled_matrix<Element>(p);
-  assemble_numeric(p, element, data, a);
-  return a;
+  using dev = typename MeshMatrix<Device>::device_type;
+  using exec = typename dev::execution_space;
+  using matrix = CsrMatrix<assembled_entry_t<Element>, int, int, Device>;
+  constexpr int C = Element::data_size;
+  const char* where = "spk::assemble";
+  impl::check_element_mesh<Element>(where, mesh);
+  impl::check_coordinates(where, mesh, coords);
+  impl::check_pairs(where, mesh);
+  const int n = mesh.n_nodes(), n_elements = mesh.n_elements();
+  const std::size_t nn = std::size_t(n), z = std::size_t(mesh.nnz()),
+                    s = z * std::size_t(Element::nodes_per_element);
+  using arrays_t = impl::SymbolicArrays<dev>;
+  // The element data first (8-byte aligned), then the temporaries, then E^T and the action map.
+  const std::size_t data_ints = 2 * std::size_t(n_elements) * C;
+  const std::size_t temp_ints = arrays_t::temp_ints(nn, s);
+  Kokkos::View<int*, dev> work(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::work"),
+      data_ints + temp_ints + arrays_t::output_ints(nn, z, s));
+  double* const data = reinterpret_cast<double*>(work.data());
+  arrays_t a;
+  a.place(work.data() + data_ints, work.data() + data_ints + temp_ints, nn, z, s);
+  impl::ElementDataMin<dev, Element> fd{element, mesh.nodes(), coords, data, a.bad};
+  const impl::SymbolicCounts counts =
+      impl::symbolic_rows(mesh, params, a, n_elements, [&] {
+        Kokkos::parallel_for("spk::assembly::element_data",
+                             Kokkos::RangePolicy<exec>(0, n_elements), fd);
+      });
+  if (counts.bad < n_elements) impl::throw_degenerate<Element>(where, mesh, counts.bad);
+  impl::check_entries(where, n, counts.nnz);
+  const std::size_t nnz = std::size_t(counts.nnz);
+  Kokkos::View<int*, dev> csr(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::pattern"),
+                              nn + 1 + nnz);
+  typename matrix::values_type values(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::values"), nnz);
+  const matrix out(n, n, Kokkos::subview(csr, std::make_pair(std::size_t(0), nn + 1)),
+                   Kokkos::subview(csr, std::make_pair(nn + 1, nn + 1 + nnz)), values);
+  impl::AssembleRows<dev, Element> f;
+  f.element = element;
+  f.inc_map = a.inc_map;
+  f.offsets = a.row_len;
+  f.tmp_cols = a.tmp_cols;
+  f.tmp_start = a.tmp_start;
+  f.contrib = a.contrib;
+  f.data = Kokkos::View<const double*, dev, Kokkos::MemoryUnmanaged>(data, std::size_t(n_elements) * C);
+  f.row_map = out.row_map();
+  f.col_idx = out.col_idx();
+  f.values = reinterpret_cast<double*>(values.data());
+  f.n = n;
+  const double mean_row = n > 0 ? double(nnz) / n : 1.0;
+  const impl::RowLaunch l =
+      impl::row_launch<exec>(mean_row, 0, params.numeric_lanes, params.rows_per_team);
+  Kokkos::parallel_for("spk::assembly::numeric",
+                       Kokkos::TeamPolicy<exec>((n + 1 + l.rows - 1) / l.rows, l.rows, l.lanes), f);
+  return out;
 }
 
 }  // namespace spk

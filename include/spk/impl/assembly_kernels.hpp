@@ -21,55 +21,48 @@ namespace impl {
 inline std::size_t scan_workspace(std::size_t n) { return 2 * ((n + 4095) / 4096 + 1); }
 
 /// Inclusive prefix sum of `a` in place (a(i) = a(0) + ... + a(i), summed in int64 and stored
-/// as T; the caller checks that the total fits), returning the total; `max_value`, when given,
-/// receives the largest entry of `a` before the scan. Three launches: chunk
-/// sums, their scan by one team, the chunks' scans. `workspace`, when given, holds
-/// scan_workspace(a.extent(0)) int64 values on the device (else they are allocated).
+/// as T) without waiting for it: three launches (chunk sums, their scan by one team, the chunks'
+/// scans) on `workspace`, scan_workspace(a.extent(0)) int64 values on the device, after which
+/// workspace[scan_result_index(a.extent(0))] holds the total and the next value the largest
+/// entry of `a` before the scan. Nothing is copied to the host.
+inline std::size_t scan_result_index(std::size_t n) { return (n + 4095) / 4096; }
+
 template <class Device, class T>
-std::int64_t scan_in_place(const char* label, const Kokkos::View<T*, Device>& a,
-                           std::int64_t* workspace = nullptr, T* max_value = nullptr) {
+void scan_in_place_async(const char* label, const Kokkos::View<T*, Device>& a,
+                         std::int64_t* workspace) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using member = typename policy::member_type;
   const std::int64_t len = std::int64_t(a.extent(0));
-  if (len == 0) {
-    if (max_value) *max_value = T(0);
-    return 0;
-  }
   const std::int64_t chunk = 4096;
   const int chunks = int((len + chunk - 1) / chunk);
   // An explicit team size: Kokkos 3.4 computes an AUTO team size with occupancy queries at
   // every launch (about 0.1 ms each on the H100).
   const int team = is_gpu_space<exec>() ? 256 : 1;
-  Kokkos::View<std::int64_t*, Device> sums;
-  if (workspace)
-    sums = Kokkos::View<std::int64_t*, Device, Kokkos::MemoryUnmanaged>(
-        workspace, 2 * (std::size_t(chunks) + 1));
-  else
-    sums = Kokkos::View<std::int64_t*, Device>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
-        2 * (std::size_t(chunks) + 1));
+  const Kokkos::View<std::int64_t*, Device, Kokkos::MemoryUnmanaged> sums(
+      workspace, 2 * (std::size_t(chunks) + 1));
   // sums(0 .. chunks): chunk sums, then their scan; sums(chunks + 1 ..): chunk maxima, then
   // (in sums(chunks + 1)) the maximum.
-  Kokkos::parallel_for(
-      label, policy(chunks, team), KOKKOS_LAMBDA(const member& m) {
-        const std::int64_t lo = m.league_rank() * chunk;
-        const std::int64_t hi = lo + chunk < len ? lo + chunk : len;
-        std::int64_t s = 0, mx = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(m, int(hi - lo)),
-            [&](int i, std::int64_t& acc) { acc += std::int64_t(a(lo + i)); }, s);
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(m, int(hi - lo)),
-            [&](int i, std::int64_t& acc) {
-              if (std::int64_t(a(lo + i)) > acc) acc = std::int64_t(a(lo + i));
-            },
-            Kokkos::Max<std::int64_t>(mx));
-        Kokkos::single(Kokkos::PerTeam(m), [&]() {
-          sums(m.league_rank() + 1) = s;
-          sums(chunks + 2 + m.league_rank()) = mx;
+  if (chunks > 0)
+    Kokkos::parallel_for(
+        label, policy(chunks, team), KOKKOS_LAMBDA(const member& m) {
+          const std::int64_t lo = m.league_rank() * chunk;
+          const std::int64_t hi = lo + chunk < len ? lo + chunk : len;
+          std::int64_t s = 0, mx = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(m, int(hi - lo)),
+              [&](int i, std::int64_t& acc) { acc += std::int64_t(a(lo + i)); }, s);
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(m, int(hi - lo)),
+              [&](int i, std::int64_t& acc) {
+                if (std::int64_t(a(lo + i)) > acc) acc = std::int64_t(a(lo + i));
+              },
+              Kokkos::Max<std::int64_t>(mx));
+          Kokkos::single(Kokkos::PerTeam(m), [&]() {
+            sums(m.league_rank() + 1) = s;
+            sums(chunks + 2 + m.league_rank()) = mx;
+          });
         });
-      });
   Kokkos::parallel_for(
       label, policy(1, team), KOKKOS_LAMBDA(const member& m) {
         Kokkos::single(Kokkos::PerTeam(m), [&]() {
@@ -86,20 +79,45 @@ std::int64_t scan_in_place(const char* label, const Kokkos::View<T*, Device>& a,
                                 if (final) sums(i) = partial;
                               });
       });
-  Kokkos::parallel_for(
-      label, policy(chunks, team), KOKKOS_LAMBDA(const member& m) {
-        const std::int64_t lo = m.league_rank() * chunk;
-        const std::int64_t hi = lo + chunk < len ? lo + chunk : len;
-        const std::int64_t offset = sums(m.league_rank());
-        Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, int(hi - lo)),
-                              [&](int i, std::int64_t& partial, bool final) {
-                                partial += std::int64_t(a(lo + i));
-                                if (final) a(lo + i) = T(offset + partial);
-                              });
-      });
+  if (chunks > 0)
+    Kokkos::parallel_for(
+        label, policy(chunks, team), KOKKOS_LAMBDA(const member& m) {
+          const std::int64_t lo = m.league_rank() * chunk;
+          const std::int64_t hi = lo + chunk < len ? lo + chunk : len;
+          const std::int64_t offset = sums(m.league_rank());
+          Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, int(hi - lo)),
+                                [&](int i, std::int64_t& partial, bool final) {
+                                  partial += std::int64_t(a(lo + i));
+                                  if (final) a(lo + i) = T(offset + partial);
+                                });
+        });
+}
+
+/// Inclusive prefix sum of `a` in place (scan_in_place_async), returning the total (summed in
+/// int64 and stored as T; the caller checks that the total fits); `max_value`, when given,
+/// receives the largest entry of `a` before the scan. `workspace`, when given, holds
+/// scan_workspace(a.extent(0)) int64 values on the device (else they are allocated).
+template <class Device, class T>
+std::int64_t scan_in_place(const char* label, const Kokkos::View<T*, Device>& a,
+                           std::int64_t* workspace = nullptr, T* max_value = nullptr) {
+  const std::size_t len = a.extent(0);
+  if (len == 0) {
+    if (max_value) *max_value = T(0);
+    return 0;
+  }
+  Kokkos::View<std::int64_t*, Device> own;
+  if (!workspace) {
+    own = Kokkos::View<std::int64_t*, Device>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+        scan_workspace(len));
+    workspace = own.data();
+  }
+  scan_in_place_async(label, a, workspace);
   std::int64_t ends[2] = {0, 0};  // total and maximum, one copy
-  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(ends, 2),
-                    Kokkos::subview(sums, std::make_pair(std::size_t(chunks), std::size_t(chunks) + 2)));
+  Kokkos::deep_copy(
+      Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(ends, 2),
+      Kokkos::View<std::int64_t*, Device, Kokkos::MemoryUnmanaged>(
+          workspace + scan_result_index(len), 2));
   if (max_value) *max_value = T(ends[1]);
   return ends[0];
 }
@@ -383,24 +401,282 @@ struct PatternRows {
   }
 };
 
+/// The W consecutive vector lanes that take one row together (W = the launch's vector length,
+/// a power of two up to 32; on CUDA a row's lanes are part of one warp, elsewhere W is 1): lane
+/// index, a barrier and the warp vote / match operations restricted to the group, bit i of a
+/// result standing for the group's lane i.
+struct LaneGroup {
+  int w = 1;
+#if defined(__CUDA_ARCH__)
+  unsigned shift = 0, mask = 1;
+  KOKKOS_INLINE_FUNCTION explicit LaneGroup(int lanes) : w(lanes) {
+    // Kokkos launches a TeamPolicy with blockDim (vector length, team size): a row's lanes are
+    // threadIdx.x, and whole rows share a warp.
+    shift = (threadIdx.y * blockDim.x + threadIdx.x) & 31u & ~unsigned(lanes - 1);
+    mask = (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << shift;
+  }
+  KOKKOS_INLINE_FUNCTION int lane() const { return int(threadIdx.x); }
+  KOKKOS_INLINE_FUNCTION void sync() const { __syncwarp(mask); }
+  KOKKOS_INLINE_FUNCTION unsigned ballot(bool p) const {
+    return __ballot_sync(mask, p) >> shift;
+  }
+  /// The group's lanes holding the same x as this one.
+  KOKKOS_INLINE_FUNCTION unsigned match(int x) const {
+    return __match_any_sync(mask, x) >> shift;
+  }
+  KOKKOS_INLINE_FUNCTION static int popc(unsigned x) { return __popc(x); }
+#else
+  KOKKOS_INLINE_FUNCTION explicit LaneGroup(int lanes) : w(lanes) {}
+  KOKKOS_INLINE_FUNCTION int lane() const { return 0; }
+  KOKKOS_INLINE_FUNCTION void sync() const {}
+  KOKKOS_INLINE_FUNCTION unsigned ballot(bool p) const { return p ? 1u : 0u; }
+  KOKKOS_INLINE_FUNCTION unsigned match(int) const { return 1u; }
+  KOKKOS_INLINE_FUNCTION static int popc(unsigned x) {
+    int c = 0;
+    for (; x; x &= x - 1) ++c;
+    return c;
+  }
+#endif
+};
+
+/// Lanes per row the group kernel can use on ExecSpace: up to 32 on CUDA (lanes vote and match
+/// through warp instructions), 1 elsewhere.
+template <class ExecSpace>
+constexpr bool lane_groups_on() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+  return false;
+#endif
+}
+
+/// Pattern of E E^T and its action map for rows of at most `cap` distinct columns and
+/// 2 cap (rounded up to a power of two, `table`) incidences: one row per group of W lanes, in
+/// 3 table + 3 cap ints of scratch per row (a few KB, so the launch keeps the GPU full). A row
+/// past either capacity is appended to overflow(0 ..) (count in overflow(n)) and left to
+/// PatternRows. Same outputs as PatternRows: the row's incidences sorted by element (written
+/// back to inc); its sorted columns at tmp_cols(base ..) and their contribution starts at
+/// tmp_start(base ..), base = inc_map(v) K; its contributions grouped by column in element
+/// order at contrib(base ..); u at row_len(v + 1). Per row:
+///  - the incidences ranked (O(deg^2 / W));
+///  - pass 1 over the candidates, W at a time in element order: equal nodes within the W found by
+///    a warp match, one insert per distinct node into a hash table in scratch (compare-and-swap),
+///    new nodes numbered in lane order by a ballot, a count per node;
+///  - the distinct nodes ranked (O(u^2 / W)), the counts' prefix sums give each column's start;
+///  - pass 2 over the candidates: each one's column by binary search in the sorted row, its
+///    place = the column's cursor + the number of earlier lanes with that column (a match), so
+///    contributions land in element order without sorting; the cursors advance per W.
+/// Deterministic: no result depends on the order of the atomics.
+template <class Device>
+struct PatternRowsGroup {
+  using exec = typename Device::execution_space;
+  using member = typename Kokkos::TeamPolicy<exec>::member_type;
+  Kokkos::View<const int*, Device> nodes, inc_map;
+  Kokkos::View<int*, Device> inc, row_len, tmp_cols, tmp_start, contrib, overflow;
+  int n = 0, k = 1, w = 1, cap = 1, table = 2;
+
+  /// Hash-table slots (and incidence capacity) for `cap` distinct columns: a power of two
+  /// >= 2 cap.
+  static int table_of(int cap) {
+    int h = 2;
+    while (h < 2 * cap) h *= 2;
+    return h;
+  }
+  static std::size_t scratch_bytes(int cap) {
+    return (3 * std::size_t(table_of(cap)) + 3 * std::size_t(cap)) * sizeof(int) + 64;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
+    const int v = m.league_rank() * m.team_size() + m.team_rank();
+    if (v >= n) return;  // the whole group
+    const LaneGroup g(w);
+    const int lane = g.lane();
+    const unsigned below = (1u << lane) - 1u;  // the group's lanes before this one
+    int* const base = static_cast<int*>(
+        m.thread_scratch(0).get_shmem((3 * std::size_t(table) + 3 * std::size_t(cap)) * sizeof(int)));
+    int* const sinc = base;               // sorted incidences (table)
+    int* const keys = base + table;       // hash keys; first the unsorted incidences
+    int* const slot_id = keys + table;    // per slot: its node's number
+    int* const uniq = slot_id + table;    // numbered distinct nodes (cap)
+    int* const count = uniq + cap;        // per number: candidates (cap)
+    int* const cols = count + cap;        // sorted distinct nodes (cap)
+    const int first = inc_map(v), deg = inc_map(v + 1) - first;
+    const int c = deg * k, slice = first * k;
+    if (deg > table) {
+      if (lane == 0) overflow(atomic_fetch_add_int(&overflow(n), 1)) = v;
+      return;
+    }
+    for (int s = lane; s < deg; s += w) keys[s] = inc(first + s);
+    g.sync();
+    for (int s = lane; s < deg; s += w) {
+      const int p = keys[s];
+      int rank = 0;
+      for (int q = 0; q < deg; ++q) rank += keys[q] < p ? 1 : 0;
+      sinc[rank] = p;
+      inc(first + rank) = p;
+    }
+    g.sync();
+    for (int i = lane; i < table; i += w) keys[i] = -1;
+    g.sync();
+    const int hmask = table - 1;
+    int u = 0;
+    for (int t0 = 0; t0 < c; t0 += w) {
+      const int t = t0 + lane;
+      const bool active = t < c;
+      int x = -1;
+      if (active) {
+        const int p = sinc[t / k];
+        x = nodes(p - p % k + t % k);
+      }
+      const unsigned same = g.match(x);
+      const bool leader = active && (same & below) == 0u;
+      int slot = -1;
+      bool fresh = false;
+      if (leader)
+        for (int i = PatternRows<Device>::slot_of(x, hmask);; i = (i + 1) & hmask) {
+          const int prev = Kokkos::atomic_compare_exchange(&keys[i], -1, x);
+          if (prev == -1) fresh = true;
+          if (prev == -1 || prev == x) {
+            slot = i;
+            break;
+          }
+        }
+      const unsigned fresh_lanes = g.ballot(fresh);
+      int id = -1;
+      if (fresh) {
+        id = u + LaneGroup::popc(fresh_lanes & below);
+        slot_id[slot] = id;
+        if (id < cap) {
+          uniq[id] = x;
+          count[id] = 0;
+        }
+      } else if (leader) {
+        id = slot_id[slot];  // numbered in an earlier round
+      }
+      if (leader && id < cap) count[id] += LaneGroup::popc(same);
+      u += LaneGroup::popc(fresh_lanes);
+      g.sync();
+      if (u > cap) break;  // the same in every lane
+    }
+    if (u > cap) {
+      if (lane == 0) overflow(atomic_fetch_add_int(&overflow(n), 1)) = v;
+      return;
+    }
+    // Distinct nodes ranked: the sorted row; counts by rank into keys(0 .. u), then each
+    // column's start (in contrib) into keys(cap ..) as its cursor.
+    for (int i = lane; i < u; i += w) {
+      const int x = uniq[i];
+      int rank = 0;
+      for (int j = 0; j < u; ++j) rank += uniq[j] < x ? 1 : 0;
+      cols[rank] = x;
+      keys[rank] = count[i];
+      tmp_cols(slice + rank) = x;
+    }
+    g.sync();
+    int* const cursor = keys + cap;
+    for (int r = lane; r < u; r += w) {
+      int start = slice;
+      for (int j = 0; j < r; ++j) start += keys[j];
+      cursor[r] = start;
+      tmp_start(slice + r) = start;
+    }
+    g.sync();
+    for (int t0 = 0; t0 < c; t0 += w) {
+      const int t = t0 + lane;
+      const bool active = t < c;
+      int r = -1, p = 0;
+      if (active) {
+        p = sinc[t / k];
+        const int x = nodes(p - p % k + t % k);
+        int lo = 0, hi = u - 1;
+        while (lo < hi) {
+          const int mid = (lo + hi) / 2;
+          if (cols[mid] < x)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        r = lo;
+      }
+      const unsigned same = g.match(r);
+      if (active) contrib(cursor[r] + LaneGroup::popc(same & below)) = p * k + t % k;
+      g.sync();
+      if (active && (same & below) == 0u) cursor[r] += LaneGroup::popc(same);
+      g.sync();
+    }
+    if (lane == 0) row_len(v + 1) = u;
+  }
+};
+
+/// Full assembly's last step, after the pattern rows and the scan of their lengths: row v's CSR
+/// offsets, columns (from its slice tmp_cols(inc_map(v) K ..)) and values, entry r summing, in
+/// element order, the blocks entry(data_e, k, b) of the contributions contrib(tmp_start(base +
+/// r) .. end), end the next column's start or the end of the row's slice. No contribution map
+/// is built: it would only be read here. Lanes own entries; no atomics.
+template <class Device, class Element>
+struct AssembleRows {
+  static constexpr int K = Element::nodes_per_element;
+  static constexpr int B = Element::dofs_per_node;
+  static constexpr int C = Element::data_size;
+  using exec = typename Device::execution_space;
+  using member = typename Kokkos::TeamPolicy<exec>::member_type;
+  Element element;
+  Kokkos::View<const int*, Device> inc_map, offsets, tmp_cols, tmp_start, contrib;
+  Kokkos::View<const double*, Device> data;
+  Kokkos::View<int*, Device> row_map, col_idx;
+  double* values = nullptr;  // B * B reals per entry
+  int n = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
+    const int v = m.league_rank() * m.team_size() + m.team_rank();
+    if (v > n) return;
+    const int r0 = offsets(v);
+    Kokkos::single(Kokkos::PerThread(m), [&]() { row_map(v) = r0; });
+    if (v == n) return;
+    const int len = offsets(v + 1) - r0;
+    const int base = inc_map(v) * K, end = inc_map(v + 1) * K;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, len), [&](int c) {
+      col_idx(r0 + c) = tmp_cols(base + c);
+      double acc[B * B];
+      for (int q = 0; q < B * B; ++q) acc[q] = 0;
+      const int q1 = c + 1 < len ? tmp_start(base + c + 1) : end;
+      for (int q = tmp_start(base + c); q < q1; ++q) {
+        const int wq = contrib(q);
+        const int b = wq % K, p = wq / K;
+        const int e = p / K, local = p - e * K;
+        double block[B * B];
+        element.entry(&data(std::size_t(e) * C), local, b, block);
+        for (int i = 0; i < B * B; ++i) acc[i] += block[i];
+      }
+      double* out = values + std::size_t(r0 + c) * (B * B);
+      for (int i = 0; i < B * B; ++i) out[i] = acc[i];
+    });
+  }
+};
+
 /// Moves each row's sorted columns and contribution starts from its K^2-per-element slice
-/// (tmp_cols, tmp_start at inc_map(v) K) to the CSR arrays (at row_map(v)); the last row also
-/// writes the end of the contribution map.
+/// (tmp_cols, tmp_start at inc_map(v) K) to the CSR arrays (at offsets(v), the scanned row
+/// lengths, which go to row_map); thread n writes the ends of row_map and the contribution map.
+/// Launched for n + 1 rows.
 template <class Device>
 struct PatternCompact {
   using exec = typename Device::execution_space;
   using member = typename Kokkos::TeamPolicy<exec>::member_type;
-  Kokkos::View<const int*, Device> inc_map, row_map, tmp_cols, tmp_start;
-  Kokkos::View<int*, Device> col_idx, contrib_map;
+  Kokkos::View<const int*, Device> inc_map, offsets, tmp_cols, tmp_start;
+  Kokkos::View<int*, Device> row_map, col_idx, contrib_map;
   int n = 0, k = 1;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
     const int v = m.league_rank() * m.team_size() + m.team_rank();
-    if (v >= n) return;
-    const int base = inc_map(v) * k, r0 = row_map(v);
-    if (v == n - 1)
-      Kokkos::single(Kokkos::PerThread(m), [&]() { contrib_map(row_map(n)) = inc_map(n) * k; });
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, row_map(v + 1) - r0), [&](int r) {
+    if (v > n) return;
+    const int r0 = offsets(v);
+    Kokkos::single(Kokkos::PerThread(m), [&]() {
+      row_map(v) = r0;
+      if (v == n) contrib_map(r0) = inc_map(n) * k;
+    });
+    if (v == n) return;
+    const int base = inc_map(v) * k;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, offsets(v + 1) - r0), [&](int r) {
       col_idx(r0 + r) = tmp_cols(base + r);
       contrib_map(r0 + r) = tmp_start(base + r);
     });
@@ -432,6 +708,23 @@ struct ElementDataKernel {
   KOKKOS_INLINE_FUNCTION void operator()(int e, int& bad) const {
     if (!compute_element_data(element, nodes, coords, e, &data(std::size_t(e) * C)) && e < bad)
       bad = e;
+  }
+};
+
+/// Element data of every element (ElementDataKernel) without a reduction to the host: the
+/// first degenerate element goes to *bad by an atomic minimum (the caller initialises it).
+template <class Device, class Element>
+struct ElementDataMin {
+  static constexpr int C = Element::data_size;
+  Element element;
+  Kokkos::View<const int*, Device> nodes;
+  Kokkos::View<const double* [3], Kokkos::LayoutRight, Device> coords;
+  double* data = nullptr;
+  int* bad = nullptr;
+
+  KOKKOS_INLINE_FUNCTION void operator()(int e) const {
+    if (!compute_element_data(element, nodes, coords, e, data + std::size_t(e) * C))
+      Kokkos::atomic_fetch_min(bad, e);
   }
 };
 
