@@ -92,13 +92,18 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   const std::int64_t stride = nchunks > 0 ? (nchunks + max_sample - 1) / max_sample : 0;
   const std::int64_t nsample = stride > 0 ? (nchunks + stride - 1) / stride : 0;
   const std::int64_t nwords = (f.nrows + f.ncols + 30) / 32 + 1;
-  // one zeroed allocation for the diagonal bitmap and the maxima
-  Kokkos::View<unsigned*, device> words("spk::features::words", std::size_t(nwords + 2));
-  Kokkos::View<unsigned*, device> bits(words, std::make_pair(std::size_t(0), std::size_t(nwords)));
-  Kokkos::View<int*, device> maxes(reinterpret_cast<int*>(words.data() + nwords), 2);
-  Kokkos::View<S*, device> sample(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                                     "spk::features::sample"),
-                                  std::size_t(nsample));
+  // one zeroed allocation: the diagonal bitmap, the two maxima and the value sample (aligned
+  // for S); after the kernel, the maxima and the sample come back in one copy
+  const std::size_t sample_at =
+      ((std::size_t(nwords) + 2) * sizeof(unsigned) + 15) / 16 * 16;
+  const std::size_t total = sample_at + std::size_t(nsample) * sizeof(S);
+  Kokkos::View<unsigned char*, device> buf("spk::features", total);
+  Kokkos::View<unsigned*, device, Kokkos::MemoryUnmanaged> bits(
+      reinterpret_cast<unsigned*>(buf.data()), std::size_t(nwords));
+  Kokkos::View<int*, device, Kokkos::MemoryUnmanaged> maxes(
+      reinterpret_cast<int*>(buf.data() + nwords * sizeof(unsigned)), 2);
+  Kokkos::View<S*, device, Kokkos::MemoryUnmanaged> sample(
+      reinterpret_cast<S*>(buf.data() + sample_at), std::size_t(nsample));
   impl::FeatureKernel<typename CsrMatrix<S, int, int, D>::row_map_type,
                       typename CsrMatrix<S, int, int, D>::index_type,
                       typename CsrMatrix<S, int, int, D>::values_type, decltype(sample),
@@ -111,9 +116,15 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
                                                                              impl::fs_count);
     Kokkos::parallel_reduce("spk::features", impl::Range64<exec>(0, nhacks + nchunks), k, result);
   }
-  int mx[2] = {0, 0};
-  Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(mx, 2), maxes);
-  const auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sample);
+  const std::size_t tail_at = std::size_t(nwords) * sizeof(unsigned);
+  std::vector<unsigned char> tail(total - tail_at);
+  Kokkos::deep_copy(
+      Kokkos::View<unsigned char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(tail.data(),
+                                                                               tail.size()),
+      Kokkos::subview(buf, std::make_pair(tail_at, total)));
+  int mx[2];
+  std::memcpy(mx, tail.data(), sizeof mx);
+  const unsigned char* hs = tail.data() + (sample_at - tail_at);
 
   const double n = double(f.nrows), nnz = double(f.nnz);
   f.row_max = mx[impl::fm_row_max];
@@ -135,8 +146,9 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   f.fingerprint = impl::feature_mix(h ^ impl::feature_mix(std::uint64_t(f.nrows) * 0x100000001ULL +
                                                           std::uint64_t(f.ncols)));
   // distinct values of the sample, compared bit for bit
-  std::vector<std::array<unsigned char, sizeof(S)>> vals(hs.extent(0));
-  for (std::size_t i = 0; i < vals.size(); ++i) std::memcpy(vals[i].data(), &hs(i), sizeof(S));
+  std::vector<std::array<unsigned char, sizeof(S)>> vals(static_cast<std::size_t>(nsample));
+  for (std::size_t i = 0; i < vals.size(); ++i)
+    std::memcpy(vals[i].data(), hs + i * sizeof(S), sizeof(S));
   std::sort(vals.begin(), vals.end());
   f.value_sample = std::int64_t(vals.size());
   f.distinct_values = std::int64_t(std::unique(vals.begin(), vals.end()) - vals.begin());
@@ -163,6 +175,11 @@ std::vector<FormatConfig> format_candidates(bool gpu) {
   FormatConfig hll_global = FormatConfig::of(Format::hll, "hll-global");
   hll_global.hll_options.sort = HllSort::global;
   c.push_back(hll_global);
+  if (gpu) {  // four threads per row: rows longer than a few dozen entries
+    FormatConfig hll4 = FormatConfig::of(Format::hll, "hll-t4");
+    hll4.hll.threads_per_row = 4;
+    c.push_back(hll4);
+  }
   c.push_back(FormatConfig::of(Format::dia, "dia"));
   c.push_back(FormatConfig::of(Format::hdia, "hdia"));
   c.push_back(FormatConfig::of(Format::hyb, "hyb"));
@@ -232,7 +249,9 @@ inline double format_efficiency(const FormatConfig& c, const MatrixFeatures& f) 
       if (c.csr.variant == CsrSpmvVariant::warp) return 0.78;
       return f.row_cv() > 1.0 || f.row_max > 64 * (f.row_mean + 1) ? 0.6 : 0.82;
     case Format::ell: return long_rows ? 0.55 : 0.92;
-    case Format::hll: return long_rows ? 0.55 : 0.88;
+    case Format::hll:
+      if (c.hll.threads_per_row >= 4) return long_rows ? 0.80 : 0.70;
+      return long_rows ? 0.55 : 0.88;
     case Format::dia: return 0.80;
     case Format::hdia: return 0.72;
     case Format::hyb: return long_rows ? 0.6 : 0.88;
