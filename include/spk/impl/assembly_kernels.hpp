@@ -45,7 +45,7 @@ void scan_in_place_async(const char* label, const Kokkos::View<T*, Device>& a,
   // (in sums(chunks + 1)) the maximum.
   if (chunks > 0)
     Kokkos::parallel_for(
-        label, policy(chunks, team), KOKKOS_LAMBDA(const member& m) {
+        std::string(label) + "/sums", policy(chunks, team), KOKKOS_LAMBDA(const member& m) {
           const std::int64_t lo = m.league_rank() * chunk;
           const std::int64_t hi = lo + chunk < len ? lo + chunk : len;
           std::int64_t s = 0, mx = 0;
@@ -64,7 +64,7 @@ void scan_in_place_async(const char* label, const Kokkos::View<T*, Device>& a,
           });
         });
   Kokkos::parallel_for(
-      label, policy(1, team), KOKKOS_LAMBDA(const member& m) {
+      std::string(label) + "/top", policy(1, team), KOKKOS_LAMBDA(const member& m) {
         Kokkos::single(Kokkos::PerTeam(m), [&]() {
           sums(0) = 0;
           std::int64_t mx = 0;
@@ -81,7 +81,7 @@ void scan_in_place_async(const char* label, const Kokkos::View<T*, Device>& a,
       });
   if (chunks > 0)
     Kokkos::parallel_for(
-        label, policy(chunks, team), KOKKOS_LAMBDA(const member& m) {
+        std::string(label) + "/chunks", policy(chunks, team), KOKKOS_LAMBDA(const member& m) {
           const std::int64_t lo = m.league_rank() * chunk;
           const std::int64_t hi = lo + chunk < len ? lo + chunk : len;
           const std::int64_t offset = sums(m.league_rank());
