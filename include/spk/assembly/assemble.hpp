@@ -196,7 +196,8 @@ SymbolicCounts symbolic_rows(const MeshMatrix<MeshDevice>& mesh, const AssemblyP
   const double mean_c = n > 0 ? double(nnz_e) * k / n : 1.0;
   require(params.symbolic_lanes >= 0 && params.symbolic_lanes <= 32 &&
               (params.symbolic_lanes & (params.symbolic_lanes - 1)) == 0,
-          "spk::AssemblyParams", "lanes per row must be 0 (automatic) or a power of two up to 32, not ",
+          "spk::AssemblyParams",
+          "lanes per row must be 0 (automatic) or a power of two up to 32, not ",
           params.symbolic_lanes);
   require(params.rows_per_team >= 0, "spk::AssemblyParams", "rows per team must be >= 0, not ",
           params.rows_per_team);
@@ -360,8 +361,9 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   Kokkos::View<int*, dev> outputs(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::incidence_and_action_map"),
       arrays_t::output_ints(nn, z, s));
-  Kokkos::View<int*, dev> work(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::work"),
-                               arrays_t::temp_ints(nn, s));
+  Kokkos::View<int*, dev> work(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::work"),
+      arrays_t::temp_ints(nn, s));
   arrays_t a;
   a.place(work.data(), outputs.data(), nn, z, s);
   const impl::SymbolicCounts counts = impl::symbolic_rows(mesh, params, a, 0, nullptr);
@@ -373,8 +375,8 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   p.incidence = Kokkos::subview(outputs, std::make_pair(nn + 1, nn + 1 + z));
   p.contributions = Kokkos::subview(outputs, std::make_pair(nn + 1 + z, nn + 1 + z + s));
   const std::size_t nnz = std::size_t(counts.nnz);
-  Kokkos::View<int*, dev> csr(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::pattern"),
-                              nn + 1 + nnz);
+  Kokkos::View<int*, dev> csr(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::pattern"), nn + 1 + nnz);
   Kokkos::View<int*, dev> contribution_map(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::contribution_map"),
       nnz + 1);
@@ -561,8 +563,8 @@ CsrMatrix<assembled_entry_t<Element>, int, int, Device> assemble(
   if (counts.bad < n_elements) impl::throw_degenerate<Element>(where, mesh, counts.bad);
   impl::check_entries(where, n, counts.nnz);
   const std::size_t nnz = std::size_t(counts.nnz);
-  Kokkos::View<int*, dev> csr(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::pattern"),
-                              nn + 1 + nnz);
+  Kokkos::View<int*, dev> csr(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::pattern"), nn + 1 + nnz);
   typename matrix::values_type values(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::values"), nnz);
   const matrix out(n, n, Kokkos::subview(csr, std::make_pair(std::size_t(0), nn + 1)),
@@ -574,7 +576,8 @@ CsrMatrix<assembled_entry_t<Element>, int, int, Device> assemble(
   f.tmp_cols = a.tmp_cols;
   f.tmp_start = a.tmp_start;
   f.contrib = a.contrib;
-  f.data = Kokkos::View<const double*, dev, Kokkos::MemoryUnmanaged>(data, std::size_t(n_elements) * C);
+  f.data = Kokkos::View<const double*, dev, Kokkos::MemoryUnmanaged>(
+      data, std::size_t(n_elements) * C);
   f.row_map = out.row_map();
   f.col_idx = out.col_idx();
   f.values = reinterpret_cast<double*>(values.data());

@@ -133,8 +133,9 @@ struct NodeIncidence {
 
 /// Transposes the element table `nodes` of n_nodes nodes: count (integer atomics), scan, fill
 /// through per-node cursors (`cursor`: at least n_nodes ints the caller lends, else allocated;
-/// `scan_ws`: scan_in_place's workspace, else allocated). Each node's list comes out in the order the fill ran in; callers
-/// that need element order sort it (sort_incidence, or the count pass of PatternRows). O(nnz).
+/// `scan_ws`: scan_in_place's workspace, else allocated). Each node's list comes out in the
+/// order the fill ran in; callers that need element order sort it (sort_incidence, or the
+/// pattern kernels). Used by MeshMatrix; the symbolic phase has its own launches. O(nnz).
 template <class Device>
 NodeIncidence<Device> node_incidence(int n_nodes, const Kokkos::View<int*, Device>& nodes,
                                      Kokkos::View<int*, Device> cursor = {},
@@ -492,8 +493,8 @@ struct PatternRowsGroup {
     const LaneGroup g(w);
     const int lane = g.lane();
     const unsigned below = (1u << lane) - 1u;  // the group's lanes before this one
-    int* const base = static_cast<int*>(
-        m.thread_scratch(0).get_shmem((3 * std::size_t(table) + 3 * std::size_t(cap)) * sizeof(int)));
+    const std::size_t ints = 3 * std::size_t(table) + 3 * std::size_t(cap);
+    int* const base = static_cast<int*>(m.thread_scratch(0).get_shmem(ints * sizeof(int)));
     int* const sinc = base;               // sorted incidences (table)
     int* const keys = base + table;       // hash keys; first the unsorted incidences
     int* const slot_id = keys + table;    // per slot: its node's number
