@@ -87,13 +87,14 @@ spk::MatrixFeatures check_features(const HostCsr<S, int>& host) {
   CHECK(got.dia_padding == doctest::Approx(want.dia_padding).epsilon(1e-12));
   CHECK(got.block_fraction == doctest::Approx(want.block_fraction).epsilon(1e-12));
   CHECK(got.near_fraction == doctest::Approx(want.near_fraction).epsilon(1e-12));
-  // the value sample: the first entry of every stride-th 32-entry chunk, at most 4096
-  const long long chunks = (host.nnz() + 31) / 32;
+  // the value sample: the first entry of every stride-th chunk of entries, at most 4096
+  const long long chunk = spk::impl::feature_chunk;
+  const long long chunks = (host.nnz() + chunk - 1) / chunk;
   const long long stride = chunks > 0 ? (chunks + 4095) / 4096 : 0;
   std::set<std::vector<unsigned char>> distinct;
   long long sampled = 0;
   for (long long c = 0; stride > 0 && c < chunks; c += stride, ++sampled) {
-    const S v = host.values()(std::size_t(c * 32));
+    const S v = host.values()(std::size_t(c * chunk));
     const auto* p = reinterpret_cast<const unsigned char*>(&v);
     distinct.insert(std::vector<unsigned char>(p, p + sizeof(S)));
   }
@@ -134,7 +135,7 @@ TEST_CASE_TEMPLATE_DEFINE("compute_features matches a host computation", Device,
       spk::make_csr<S, int, int, spk::impl::HostDevice>(300, 300, rm, cols, vals));
   CHECK(blocked.block_fraction == doctest::Approx(2.0 / 3.0));
   // shared real matrices (a long-row one and a power-law one among them)
-  for (const char* name : {"rajat19.mtx", "wiki-Vote.mtx", "bcsstk38.mtx", "arrow.mtx"}) {
+  for (const std::string name : {"rajat19.mtx", "wiki-Vote.mtx", "bcsstk38.mtx", "arrow.mtx"}) {
     INFO(name);
     check_features<Device>(spk::coo_to_csr(spk::io::read_matrix_market_coo<S, int, int>(
         spk_test::data_dir() + "/matrices/" + name)));
@@ -168,9 +169,11 @@ TEST_CASE("the fingerprint is the same on every backend and depends on the struc
   CHECK(spk::compute_features(wide).fingerprint != spk::compute_features(narrow).fingerprint);
 }
 
+/// The feature-only choice, with no cache-resident regime (cache_bytes = 1): bytes decide.
 template <class Device>
-std::string chosen(const spk::CsrMatrix<double, int, int, Device>& a,
-                   const spk::SelectOptions& o = {}) {
+std::string chosen(const spk::CsrMatrix<double, int, int, Device>& a) {
+  spk::SelectOptions o;
+  o.cache_bytes = 1;
   return spk::select_format(a, o).config.name();
 }
 
@@ -180,8 +183,8 @@ TEST_CASE_TEMPLATE_DEFINE("the cost model chooses by bytes moved", Device, model
   random_values.random_values = true;
   // a stencil with random values: DIA stores no column indices
   CHECK(chosen(spk::generate::poisson3d_7pt<S, int, int, Device>(40, random_values)) == "dia");
-  // two distinct values: compressed COO's 1-byte value codes and 8/16-bit offsets move less
-  CHECK(chosen(spk::generate::poisson3d_7pt<S, int, int, Device>(40)) == "compressed-coo");
+  // a power-law graph with one value: compressed COO's 1-byte value codes and short offsets
+  CHECK(chosen(spk::generate::rmat<S, int, int, Device>(14, 16, 3)) == "compressed-coo");
   // random columns in a wide band, equal row lengths: ELL (no padding); DIA would pad 8x
   const auto band = spk::generate::random_banded<S, int, int, Device>(60000, 64, 16, 3);
   CHECK(chosen(band) == "ell");
@@ -190,8 +193,11 @@ TEST_CASE_TEMPLATE_DEFINE("the cost model chooses by bytes moved", Device, model
   const std::string c = chosen(circuit);
   INFO("circuit-like: " << c);
   CHECK((c == "csr-balanced" || c == "balanced-coo" || c == "compressed-coo" || c == "csr"));
-  // a tiny matrix: launch latency dominates, spk's default CSR (first among equals)
-  CHECK(chosen(spk::generate::poisson2d_5pt<S, int, int, Device>(4, random_values)) == "csr");
+  // a cache-resident matrix on a GPU (the default cache_bytes): launches decide, one-kernel CSR
+  const auto tiny = spk::generate::poisson2d_5pt<S, int, int, Device>(4, random_values);
+  const std::string t = spk::select_format(tiny).config.name();
+  if (spk::impl::is_gpu_space<typename Device::execution_space>())
+    CHECK((t == "csr" || t == "csr-v32"));
   // every ranked candidate has an estimate; feasible ones first
   const auto choice = spk::select_format(band);
   bool seen_note = false;
@@ -263,6 +269,7 @@ TEST_CASE_TEMPLATE_DEFINE("trial selection times candidates and keeps the winner
   o.trial_candidates = 3;
   o.trial_repeat = 3;
   o.tuning_file = path;
+  o.cache_bytes = 1;  // not cache-resident: the 3 best-ranked and the default CSR are timed
   spk::Matrix<S, Device> m;
   const auto first = spk::select_format(a, o, &m);
   CHECK(first.trial);
@@ -311,6 +318,16 @@ TEST_CASE_TEMPLATE_DEFINE("trial selection times candidates and keeps the winner
                              "t.json"),
       doctest::Contains("fingerprint"), std::runtime_error);
   std::remove(path.c_str());
+  // a cache-resident matrix: every candidate that accepts it is timed
+  spk::SelectOptions all;
+  all.trial = true;
+  all.trial_repeat = 2;
+  all.cache_bytes = std::size_t(1) << 40;
+  const auto every = spk::select_format(a, all);
+  for (const auto& r : every.ranked) {
+    INFO(r.config.name() << ": " << r.note);
+    CHECK((r.measured_ms >= 0) != !r.note.empty());
+  }
   // bad options
   o.trial_repeat = 0;
   CHECK_THROWS_AS(spk::select_format(a, o), std::invalid_argument);

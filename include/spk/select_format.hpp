@@ -162,6 +162,13 @@ template <class S>
 std::vector<FormatConfig> format_candidates(bool gpu) {
   std::vector<FormatConfig> c;
   c.push_back(FormatConfig::of(Format::csr, "csr"));
+  if (gpu) {  // a warp per row, eight rows per team: the fastest CSR launch on most small matrices
+    FormatConfig v32 = FormatConfig::of(Format::csr, "csr-v32");
+    v32.csr.variant = CsrSpmvVariant::vector;
+    v32.csr.vector_length = 32;
+    v32.csr.team_size = 8;
+    c.push_back(v32);
+  }
   FormatConfig balanced = FormatConfig::of(Format::csr, "csr-balanced");
   balanced.csr.variant = CsrSpmvVariant::balanced;
   c.push_back(balanced);
@@ -171,6 +178,11 @@ std::vector<FormatConfig> format_candidates(bool gpu) {
     c.push_back(warp);
   }
   c.push_back(FormatConfig::of(Format::ell, "ell"));
+  if (gpu) {  // eight threads per row: long rows
+    FormatConfig ell8 = FormatConfig::of(Format::ell, "ell-t8");
+    ell8.ell.threads_per_row = 8;
+    c.push_back(ell8);
+  }
   c.push_back(FormatConfig::of(Format::hll, "hll"));
   FormatConfig hll_global = FormatConfig::of(Format::hll, "hll-global");
   hll_global.hll_options.sort = HllSort::global;
@@ -201,8 +213,9 @@ struct CostEstimate {
 /// Options of select_format.
 struct SelectOptions {
   Mode mode = Mode::N;  ///< the product the choice is for
-  /// Time the `trial_candidates` best-ranked candidates (and the default CSR) and take the
-  /// fastest; false: the cost model's first choice, nothing converted or timed.
+  /// Time the `trial_candidates` best-ranked candidates (and the default CSR; every candidate
+  /// for a cache-resident matrix, see cache_bytes) and take the fastest; false: the cost
+  /// model's first choice, nothing converted or timed.
   bool trial = false;
   int trial_candidates = 4;
   int trial_warmup = 3;
@@ -216,6 +229,10 @@ struct SelectOptions {
   /// Copy bandwidth (bytes per microsecond) and launch latency (microseconds) of the model;
   /// 0 = defaults for the backend.
   double bandwidth = 0, launch_us = 0;
+  /// Matrices whose CSR arrays and vectors are smaller than this are modelled as cache-resident
+  /// (launch-bound) and, with trial, every candidate is timed; 0 = default (32 MiB on GPUs, half
+  /// an H100's L2; none on CPU backends).
+  std::size_t cache_bytes = 0;
 };
 
 /// One ranked candidate of a choice.
@@ -242,31 +259,44 @@ namespace impl {
 /// suite measurements in docs/PERFORMANCE.md (fraction of the copy bandwidth a format's kernels
 /// reach on its own bytes).
 inline double format_efficiency(const FormatConfig& c, const MatrixFeatures& f) {
+  // measured on an H100 over the large matrices of the GPU suite (docs/PERFORMANCE.md, issue 9):
+  // bytes of the estimate over time and copy bandwidth, median per candidate
   const bool long_rows = f.row_mean > 32;  // one thread per row: few rows in flight
+  double e = 0.5;
   switch (c.format) {
     case Format::csr:
-      if (c.csr.variant == CsrSpmvVariant::balanced) return 0.80;
-      if (c.csr.variant == CsrSpmvVariant::warp) return 0.78;
-      return f.row_cv() > 1.0 || f.row_max > 64 * (f.row_mean + 1) ? 0.6 : 0.82;
-    case Format::ell: return long_rows ? 0.55 : 0.92;
+      if (c.csr.variant == CsrSpmvVariant::balanced) e = 0.57;
+      else if (c.csr.variant == CsrSpmvVariant::warp) e = 0.55;
+      else if (c.csr.variant == CsrSpmvVariant::vector)  // lanes idle on short rows
+        e = 0.61 * std::min(1.0, (f.row_mean + 4) / double(std::max(1, c.csr.vector_length)));
+      else e = f.row_cv() > 1.0 || f.row_max > 64 * (f.row_mean + 1) ? 0.5 : 0.61;
+      break;
+    case Format::ell:
+      e = c.ell.threads_per_row >= 8 ? (long_rows ? 0.75 : 0.40) : (long_rows ? 0.55 : 0.80);
+      break;
     case Format::hll:
-      if (c.hll.threads_per_row >= 4) return long_rows ? 0.80 : 0.70;
-      return long_rows ? 0.55 : 0.88;
-    case Format::dia: return 0.80;
-    case Format::hdia: return 0.72;
-    case Format::hyb: return long_rows ? 0.6 : 0.88;
-    case Format::balanced_coo: return 0.80;
-    case Format::compressed_coo: return 0.78;
-    case Format::hisparse: return 0.55;
+      if (c.hll.threads_per_row >= 4) e = long_rows ? 0.70 : 0.47;
+      else e = c.hll_options.sort == HllSort::global ? 0.68 : (long_rows ? 0.62 : 0.76);
+      break;
+    case Format::dia: e = 0.65; break;
+    case Format::hdia: e = 0.62; break;
+    case Format::hyb: e = long_rows ? 0.6 : 0.74; break;
+    case Format::balanced_coo: e = 0.65; break;
+    case Format::compressed_coo: e = 0.66; break;  // plus its decoding bound (estimate_cost)
+    case Format::hisparse: e = 0.41; break;
   }
-  return 0.5;
+  // x gathered from far off the diagonal (power-law, circuit): every format slows down
+  return f.near_fraction < 0.5 ? 0.45 * e : e;
 }
 
 inline double format_launches(const FormatConfig& c, const MatrixFeatures& f) {
   const bool irregular = f.row_cv() > 0.5;
   switch (c.format) {
-    case Format::csr: return c.csr.variant == CsrSpmvVariant::automatic ? 1.0 : 1.5;
-    case Format::ell: return 1.1;
+    case Format::csr:
+      return c.csr.variant == CsrSpmvVariant::automatic ? 1.0
+             : c.csr.variant == CsrSpmvVariant::vector  ? 0.99
+                                                         : 1.5;
+    case Format::ell: return c.ell.threads_per_row >= 8 ? 1.15 : 1.1;
     case Format::hll: return irregular ? 2.0 : 1.2;
     case Format::dia: return 1.1;
     case Format::hdia: return 1.3;
@@ -281,9 +311,11 @@ inline double format_launches(const FormatConfig& c, const MatrixFeatures& f) {
 }  // namespace impl
 
 /// The cost model's estimate of one product with configuration c on a matrix with features f
-/// and values of `value_bytes` bytes (see the file comment). bandwidth in bytes per microsecond.
+/// and values of `value_bytes` bytes (see the file comment). bandwidth in bytes per microsecond;
+/// cache_bytes: a cache that holds matrices smaller than it (0: none).
 inline CostEstimate estimate_cost(const FormatConfig& c, const MatrixFeatures& f,
-                                  std::size_t value_bytes, double bandwidth, double launch_us) {
+                                  std::size_t value_bytes, double bandwidth, double launch_us,
+                                  std::size_t cache_bytes = 0) {
   const double sb = double(value_bytes), ib = 4.0;
   const double n = double(f.nrows), m = double(f.ncols), nnz = double(f.nnz);
   const double csr_bytes = nnz * (sb + ib) + (n + 1) * ib;
@@ -326,8 +358,15 @@ inline CostEstimate estimate_cost(const FormatConfig& c, const MatrixFeatures& f
     e.feasible = false;
   if (c.format == Format::dia && f.diagonals > 4096) e.feasible = false;
   e.bytes = e.memory_bytes + vectors;
-  e.microseconds = impl::format_launches(c, f) * launch_us +
-                   e.bytes / (bandwidth * impl::format_efficiency(c, f));
+  double moved = e.bytes / impl::format_efficiency(c, f);
+  // compressed COO decodes each entry: measured at about the time of moving 16.5 bytes per entry
+  // at the copy bandwidth (regular x; slower with scattered x like every format)
+  if (c.format == Format::compressed_coo)
+    moved = std::max(moved, nnz * 16.5 / (f.near_fraction < 0.5 ? 0.45 : 1.0));
+  // a matrix whose arrays fit the GPU's L2 cache (cache_bytes) is bound by launches: its bytes
+  // are read at several times the copy bandwidth
+  if (cache_bytes > 0 && csr_bytes + vectors < double(cache_bytes)) moved /= 8;
+  e.microseconds = impl::format_launches(c, f) * launch_us + moved / bandwidth;
   return e;
 }
 
@@ -369,10 +408,15 @@ FormatChoice select_format(const CsrMatrix<S, int, int, D>& a, const SelectOptio
   const MatrixFeatures& f = out.features;
   const double bw = options.bandwidth > 0 ? options.bandwidth : (gpu ? 3.0e6 : 3.0e4);
   const double launch = options.launch_us > 0 ? options.launch_us : (gpu ? 4.0 : 2.0);
+  const std::size_t cache =
+      options.cache_bytes > 0 ? options.cache_bytes : (gpu ? std::size_t(32) << 20 : 0);
+  const bool cached = cache > 0 && double(f.nnz) * double(sizeof(S) + 4) +
+                                       double(f.nrows + f.ncols) * double(sizeof(S)) <
+                                   double(cache);
   for (const auto& c : format_candidates<S>(gpu)) {
     RankedCandidate r;
     r.config = c;
-    r.estimate = estimate_cost(c, f, sizeof(S), bw, launch);
+    r.estimate = estimate_cost(c, f, sizeof(S), bw, launch, cache);
     if (!r.estimate.feasible) r.note = "refused by the padding limit";
     out.ranked.push_back(r);
   }
@@ -446,7 +490,9 @@ FormatChoice select_format(const CsrMatrix<S, int, int, D>& a, const SelectOptio
   int timed = 0;
   for (auto& r : out.ranked) {
     const bool is_default_csr = r.config.name() == "csr";
-    if (!r.note.empty() || (timed >= options.trial_candidates && !is_default_csr)) continue;
+    // cache-resident matrices: every candidate (each product takes microseconds)
+    if (!r.note.empty() || (!cached && timed >= options.trial_candidates && !is_default_csr))
+      continue;
     Matrix<S, D> m;
     if (!build(r, m)) continue;
     r.measured_ms = impl::median_ms<exec>([&] { spmv(options.mode, one, m, x, zero, y); },

@@ -6,7 +6,7 @@
 # JSON files; then spk-tune --formats on two large matrices (the trial over every candidate and
 # the tuning file). Logs and JSON go to $OUT.
 # Usage:
-#   bash perf_tests/device/select.sh [tests|large|small|tune|all]   (default all)
+#   bash perf_tests/device/select.sh [tests|profile|large|small|tune|all]   (default all)
 # Environment: REPEAT (default 30), WARMUP (default 5), LARGE_TIMEOUT / SMALL_TIMEOUT (seconds,
 # default 420 / 240).
 set -uo pipefail
@@ -22,6 +22,18 @@ for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
   [ -d "$d" ] && export LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 done
 steps=${1:-all}
+if [ "$steps" = profile ] || [ "$steps" = all ]; then
+  # where the time of select_format goes: every kernel, copy and host gap by label
+  echo "== kernel timer: spk-bench --format auto"
+  g++ -O2 -shared -fPIC -o /tmp/spk-device/libkt.so "$root/perf_tests/tools/kernel_timer.cpp" -ldl &&
+    for c in "$SPK_DATA_DIR/matrices/bcsstk13.mtx" poisson3d27:110; do
+      tag=$(basename "$c" | tr ':' '_')
+      KOKKOS_PROFILE_LIBRARY=/tmp/spk-device/libkt.so SPK_KTIMER_OUT=$out/kt-$tag.txt \
+        timeout 120 "$bin/perf_tests/spk-bench" --matrix "$c" --format auto --repeat 5 \
+        > "$out/kt-$tag.log" 2>&1 || true
+      grep -E "features|spk::select" "$out/kt-$tag.txt" | head -12
+    done
+fi
 rc=0
 bench_args="--format all --scalar double --repeat ${REPEAT:-30} --warmup ${WARMUP:-5}"
 if [ "$steps" = tests ] || [ "$steps" = all ]; then
@@ -43,8 +55,7 @@ if [ "$steps" = large ] || [ "$steps" = all ]; then
 fi
 if [ "$steps" = small ] || [ "$steps" = all ]; then
   echo "== suite, shared real matrices"
-  : > /tmp/spk-device/empty.txt
-  SUITE_FILE=/tmp/spk-device/empty.txt SUITE_TAG=select-small timeout "${SMALL_TIMEOUT:-240}" \
+  SUITE_FILE=perf_tests/device/suite_shared_only.txt SUITE_TAG=select-small timeout "${SMALL_TIMEOUT:-240}" \
     $run suite $bench_args > /dev/null 2> "$out/select-small.err"
   r=$?
   [ $r -ne 0 ] && { echo "FAILED: small suite (exit $r)"; rc=1; }

@@ -4,7 +4,7 @@
 // matrix:
 //   hack items (rows 32h .. 32h + 31): sums of row lengths squared, empty rows, the slots of an
 //     unsorted 32-row sliced ELL (32 x the hack's longest row) and the longest row;
-//   chunk items (32 consecutive entries, the row of the first found by binary search): distinct
+//   chunk items (16 consecutive entries, the row of the first found by binary search): distinct
 //     diagonals (a bitmap of offsets j - i, counted by the item that sets a bit), the largest
 //     |j - i|, entries with |j - i| <= near_distance (x locality), entries whose column equals
 //     the same position of the previous row when both rows have equal length (block structure),
@@ -25,7 +25,7 @@ namespace spk {
 namespace impl {
 
 /// Entries per chunk item and rows per hack item of FeatureKernel.
-constexpr int feature_chunk = 32;
+constexpr int feature_chunk = 16;
 constexpr int feature_hack = 32;
 /// |j - i| up to which an entry counts as near the diagonal (its x is likely cached).
 constexpr std::int64_t near_distance = 4096;
@@ -74,20 +74,25 @@ struct FeatureKernel {
     if (iv > maxes(which)) (void)Kokkos::atomic_fetch_max(&maxes(which), iv);
   }
 
+  // Each item sums into registers and adds to the reduction's array once (the array may live
+  // in shared memory).
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double* acc) const {
     if (item < nhacks) {
       const std::int64_t r0 = item * feature_hack;
       const std::int64_t r1 = r0 + feature_hack < nrows ? r0 + feature_hack : nrows;
-      std::int64_t hmax = 0;
+      std::int64_t hmax = 0, empty = 0;
+      double len2 = 0;
       std::int64_t prev = std::int64_t(row_map(r0));
       for (std::int64_t i = r0; i < r1; ++i) {
         const std::int64_t next = std::int64_t(row_map(i + 1));
         const std::int64_t len = next - prev;
         prev = next;
-        acc[fs_len2] += double(len) * double(len);
-        acc[fs_empty] += len == 0 ? 1.0 : 0.0;
+        len2 += double(len) * double(len);
+        empty += len == 0 ? 1 : 0;
         if (len > hmax) hmax = len;
       }
+      acc[fs_len2] += len2;
+      acc[fs_empty] += double(empty);
       acc[fs_hack_slots] += double(hmax) * double(r1 - r0);
       raise(fm_row_max, hmax);
       return;
@@ -101,6 +106,7 @@ struct FeatureKernel {
     std::int64_t row_begin = std::int64_t(row_map(i)), row_end = std::int64_t(row_map(i + 1));
     std::int64_t prev_begin = i > 0 ? std::int64_t(row_map(i - 1)) : 0;
     std::int64_t off_max = 0;
+    int new_diags = 0, near = 0, same = 0;
     std::uint64_t hash = 0;
     for (std::int64_t e = e0; e < e1; ++e) {
       while (e >= row_end) {
@@ -116,23 +122,28 @@ struct FeatureKernel {
       if (bit >= 0 && bit < nrows + ncols - 1) {
         auto* word = &diag_bits(bit >> 5);
         const unsigned mask = 1u << (bit & 31);
-        if ((*word & mask) == 0u) {
+        // a volatile read sees other items' bits (a cached line would not, and every entry of a
+        // stencil would then contend for the same few words with atomics)
+        if ((*static_cast<volatile unsigned*>(word) & mask) == 0u) {
           const unsigned old = Kokkos::atomic_fetch_or(word, mask);
-          if ((old & mask) == 0u) acc[fs_diagonals] += 1.0;
+          if ((old & mask) == 0u) ++new_diags;
         }
       }
       const std::int64_t dist = off < 0 ? -off : off;
       if (dist > off_max) off_max = dist;
-      acc[fs_near] += dist <= near_distance ? 1.0 : 0.0;
+      near += dist <= near_distance ? 1 : 0;
       if (i > 0 && row_end - row_begin == row_begin - prev_begin &&
           std::int64_t(col_idx(prev_begin + (e - row_begin))) == j)
-        acc[fs_same] += 1.0;
+        ++same;
       hash += feature_mix((std::uint64_t(i) << 32) ^ std::uint64_t(j));
     }
     raise(fm_offset_max, off_max);
-    // the fingerprint is the 64-bit wrap-around sum of the entries' hashes; summed here in
-    // 16-bit parts (each part's total stays below 2^53, so double sums are exact)
-    // to keep the result independent of the reduction order
+    acc[fs_diagonals] += double(new_diags);
+    acc[fs_near] += double(near);
+    acc[fs_same] += double(same);
+    // the fingerprint is the 64-bit wrap-around sum of the entries' hashes, summed across items
+    // in 16-bit parts (each part's total stays below 2^53, so the double sums are exact and
+    // independent of the reduction order)
     acc[fs_hash0] += double(hash & 0xFFFFu);
     acc[fs_hash1] += double((hash >> 16) & 0xFFFFu);
     acc[fs_hash2] += double((hash >> 32) & 0xFFFFu);
