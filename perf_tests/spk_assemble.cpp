@@ -66,6 +66,8 @@ Kokkos Kernels SpGEMM, per mesh ordering.
                          (kk and kk-dense gave wrong products with Kokkos Kernels 3.4 on an H100)
   --symbolic-lanes N, --numeric-lanes N, --rows-per-team N
                          spk's launch parameters (spk::AssemblyParams; default 0: automatic)
+  --numeric-stage N      contributions a row of the numeric kernels stages per pass (0:
+                         automatic, -1: none, each lane sums its own entries)
   --json FILE            write the results as JSON
   --help                 this text
 Exit status: 0 success, 1 error, 2 bad usage, 3 a baseline disagreed with spk.
@@ -509,6 +511,9 @@ int main(int argc, char** argv) {
       opt.params.symbolic_lanes = std::stoi(value());
     } else if (a == "--numeric-lanes") {
       opt.params.numeric_lanes = std::stoi(value());
+    } else if (a == "--numeric-stage") {
+      opt.params.numeric_stage = std::stoi(value());
+
     } else if (a == "--rows-per-team") {
       opt.params.rows_per_team = std::stoi(value());
     } else if (a == "--json") {

@@ -197,6 +197,14 @@ std::vector<spk::AssemblyParams> launch_variants() {
   v[2].numeric_lanes = 8;
   v[2].rows_per_team = 4;
   v.push_back(spk::AssemblyParams{8, 4, 5});  // rows rounded up to whole warps on GPUs
+  // Numeric staging: lanes summing their own entries (the default on CPUs), and staged in
+  // passes of 5 contributions (rows span passes; staged on every backend).
+  v.push_back(v[0]);
+  v.back().numeric_stage = -1;
+  v.push_back(v[0]);
+  v.back().numeric_stage = 5;
+  v.push_back(v[2]);
+  v.back().numeric_stage = 64;
   return v;
 }
 
@@ -241,6 +249,7 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: the five elements against the host referenc
     CAPTURE(params.symbolic_lanes);
     CAPTURE(params.numeric_lanes);
     CAPTURE(params.rows_per_team);
+    CAPTURE(params.numeric_stage);
     SUBCASE("P1 triangle Laplacian, perturbed plate and a real surface") {
       for (const auto* m : {&plate_p, &surface}) {
         const Expanded a =
@@ -329,6 +338,56 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: symbolic once, numeric re-assembly with new
     CHECK(doubled.values[i] == 2 * once.values[i]);
 }
 TEST_CASE_TEMPLATE_APPLY(assembly_numeric, spk_test::all_devices);
+
+namespace {
+
+/// Full assembly and numeric-only re-assembly with each numeric staging (none, passes of 1, 7
+/// and 128 contributions, the default) must give the same bits: every variant adds each
+/// entry's blocks in element order.
+template <class Device, class Element, std::size_t K>
+void check_same_bits(const Element& element, const std::vector<Vec3>& nodes,
+                     const std::vector<std::array<int, K>>& elements) {
+  const auto mesh = spk::mesh_matrix<Device>(int(nodes.size()), elements);
+  const auto coords = spk::node_coordinates<Device>(nodes);
+  constexpr int B = Element::dofs_per_node;
+  const Expanded full = expand<B>(spk::assemble(element, mesh, coords));
+  auto pattern = spk::assemble_symbolic(mesh);
+  const auto data = spk::element_data(element, mesh, coords);
+  const auto a = spk::assembled_matrix<Element>(pattern);
+  for (int stage : {-1, 1, 7, 128, 0}) {
+    CAPTURE(stage);
+    spk::AssemblyParams p;
+    p.numeric_stage = stage;
+    const Expanded f = expand<B>(spk::assemble(element, mesh, coords, p));
+    pattern.params.numeric_stage = stage;
+    spk::assemble_numeric(pattern, element, data, a);
+    const Expanded g = expand<B>(a);
+    REQUIRE(f.values.size() == full.values.size());
+    REQUIRE(g.values.size() == full.values.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < full.values.size(); ++i)
+      differ += (f.values[i] != full.values[i]) + (g.values[i] != full.values[i]);
+    CHECK(differ == 0);
+    CHECK(f.col_idx == full.col_idx);
+    CHECK(g.col_idx == full.col_idx);
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: numeric staging gives the same bits", Device,
+                          assembly_staging) {
+  const spk::ElasticMaterial mat{2.0, 0.3};
+  const spk::TetMesh octopus = spk::read_tet_mesh(mesh_path("octopus-low.mesh"));
+  const spk::TriangleMesh surface = spk::read_triangle_mesh(mesh_path("spot.obj"));
+  const spk::TetMesh cube = spk::cube_mesh(3, 3, 2);
+  const spk::QuadraticTetMesh cube2 = spk::quadratic_mesh(cube);
+  check_same_bits<Device>(spk::P1TetElasticity(mat), octopus.vertices, octopus.tetrahedra);
+  check_same_bits<Device>(spk::P1TetLaplacian{}, octopus.vertices, octopus.tetrahedra);
+  check_same_bits<Device>(spk::P1TriangleLaplacian{}, surface.vertices, surface.triangles);
+  check_same_bits<Device>(spk::P2TetElasticity(mat), cube2.nodes, cube2.elements);
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_staging, spk_test::all_devices);
 
 TEST_CASE_TEMPLATE_DEFINE("assembly: edge cases", Device, assembly_edges) {
   SUBCASE("no elements: every row empty") {

@@ -645,11 +645,67 @@ KOKKOS_INLINE_FUNCTION void add_contributions(const Element& element, const Cont
   }
 }
 
+/// Stages one row's contributions in `stage` ((cap + 1) B^2 doubles of scratch, component-major)
+/// and sums them per entry: the row's contributions are contrib(q0 .. q1 - 1), entry r's those
+/// in [start(r), start(r + 1)) (start(len) = q1), in element order. Per pass of up to cap
+/// contributions, the W lanes of g each compute the blocks entry(data_e, k, b) of every W-th
+/// contribution (independent loads, each element's data read by the lanes that need it at
+/// about the same time), then each lane owns some (entry, component) pairs and adds that
+/// component of the entry's staged blocks in order into out[r B^2 + i] (the row's first value):
+/// the first pass that holds an entry's first contribution starts it at 0, later passes continue
+/// from out. The additions are those of add_contributions, in the same order, so every bit of
+/// the result is the same; the lanes' work is balanced (a diagonal has one contribution per
+/// incidence, the rest a few) and the stores are contiguous.
+template <class Element, class Contrib, class Data, class Start>
+KOKKOS_INLINE_FUNCTION void place_row_staged(const LaneGroup& g, const Element& element,
+                                             const Contrib& contrib, const Data& data, int q0,
+                                             int q1, int len, const Start& start, double* stage,
+                                             int cap, double* out) {
+  constexpr int K = Element::nodes_per_element;
+  constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
+  constexpr int C = Element::data_size;
+  const int lane = g.lane(), w = g.w;
+  const int ld = cap + 1;  // odd stride: an entry's components fall in different banks
+  for (int qa = q0; qa < q1; qa += cap) {
+    const int nq = q1 - qa < cap ? q1 - qa : cap;
+    int s = lane;
+    for (; s + w < nq; s += 2 * w) {  // two at a time: both loads before the first store
+      const int x0 = contrib(qa + s), x1 = contrib(qa + s + w);
+      double b0[BB], b1[BB];
+      element.entry(&data(std::size_t(x0 / (K * K)) * C), (x0 / K) % K, x0 % K, b0);
+      element.entry(&data(std::size_t(x1 / (K * K)) * C), (x1 / K) % K, x1 % K, b1);
+      for (int i = 0; i < BB; ++i) {
+        stage[i * ld + s] = b0[i];
+        stage[i * ld + s + w] = b1[i];
+      }
+    }
+    if (s < nq) {
+      const int x = contrib(qa + s);
+      double b0[BB];
+      element.entry(&data(std::size_t(x / (K * K)) * C), (x / K) % K, x % K, b0);
+      for (int i = 0; i < BB; ++i) stage[i * ld + s] = b0[i];
+    }
+    g.sync();
+    for (int t = lane; t < len * BB; t += w) {
+      const int r = t / BB, i = t - r * BB;
+      const int a = start(r), b = start(r + 1);
+      if (b <= qa || a >= qa + nq) continue;  // no contribution in this pass
+      double acc = a >= qa ? 0.0 : out[t];
+      const int s1 = b - qa < nq ? b - qa : nq;
+      for (int j = a > qa ? a - qa : 0; j < s1; ++j) acc += stage[i * ld + j];
+      out[t] = acc;
+    }
+    g.sync();
+  }
+}
+
 /// Full assembly's last step, after the pattern rows and the scan of their lengths: row v's CSR
 /// offsets, columns (from its slice tmp_cols(inc_map(v) K ..)) and values, entry r summing, in
 /// element order, the blocks entry(data_e, k, b) of the contributions contrib(tmp_start(base +
 /// r) .. end), end the next column's start or the end of the row's slice. No contribution map
-/// is built: it would only be read here. Lanes own entries; no atomics.
+/// is built: it would only be read here. With `cap` > 0 the row's lanes stage its contributions
+/// (place_row_staged, cap per pass, scratch level 0 per row); else lanes own entries and sum
+/// their contributions directly. No atomics; the same bits either way.
 template <class Device, class Element>
 struct AssembleRows {
   static constexpr int K = Element::nodes_per_element;
@@ -662,7 +718,7 @@ struct AssembleRows {
   Kokkos::View<const double*, Device> data;
   Kokkos::View<int*, Device> row_map, col_idx;
   double* values = nullptr;  // B * B reals per entry
-  int n = 0;
+  int n = 0, w = 1, cap = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
     const int v = m.league_rank() * m.team_size() + m.team_rank();
@@ -672,6 +728,17 @@ struct AssembleRows {
     if (v == n) return;
     const int len = offsets(v + 1) - r0;
     const int base = inc_map(v) * K, end = inc_map(v + 1) * K;
+    if (cap > 0) {
+      const LaneGroup g(w);
+      for (int c = g.lane(); c < len; c += w) col_idx(r0 + c) = tmp_cols(base + c);
+      double* const stage = static_cast<double*>(m.thread_scratch(0).get_shmem_aligned(
+          std::size_t(cap + 1) * B * B * sizeof(double), sizeof(double)));
+      place_row_staged(
+          g, element, contrib, data, base, end, len,
+          [&](int r) { return r < len ? tmp_start(base + r) : end; }, stage, cap,
+          values + std::size_t(r0) * (B * B));
+      return;
+    }
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, len), [&](int c) {
       col_idx(r0 + c) = tmp_cols(base + c);
       double acc[B * B];
@@ -758,10 +825,52 @@ struct ElementDataMin {
   }
 };
 
-/// Numeric placement through the action map: row v's lanes each own some of its entries and
-/// sum, in element order, the blocks entry(data_e, k, b) of the contributions
-/// contrib(contrib_map(entry) .. contrib_map(entry + 1) - 1), each packed (e K + k) K + b. No
-/// atomics, and the same summation order on every backend and run.
+/// Element data on GPUs, a team of T threads per T consecutive elements: each thread computes
+/// its element's C reals into the team's scratch (T C doubles, scratch_bytes(T)), then the team
+/// copies the block to data(e0 C ..) in order, so stores are contiguous (one thread per element
+/// would store C reals at a stride of C: 13 for elasticity). The first degenerate element goes
+/// to *bad by an atomic minimum. The same data as ElementDataKernel.
+template <class Device, class Element>
+struct ElementDataTeam {
+  static constexpr int C = Element::data_size;
+  using exec = typename Device::execution_space;
+  using member = typename Kokkos::TeamPolicy<exec>::member_type;
+  Element element;
+  Kokkos::View<const int*, Device> nodes;
+  Kokkos::View<const double* [3], Kokkos::LayoutRight, Device> coords;
+  double* data = nullptr;
+  int* bad = nullptr;
+  int n = 0;
+
+  static std::size_t scratch_bytes(int team) {
+    return std::size_t(team) * C * sizeof(double) + sizeof(double);
+  }
+
+  /// This thread's element, or n when it has none or it is not degenerate.
+  KOKKOS_INLINE_FUNCTION int compute(const member& m) const {
+    const int team = m.team_size(), e0 = m.league_rank() * team, e = e0 + m.team_rank();
+    double* const stage = static_cast<double*>(m.team_scratch(0).get_shmem_aligned(
+        std::size_t(team) * C * sizeof(double), sizeof(double)));
+    bool ok = true;
+    if (e < n) ok = compute_element_data(element, nodes, coords, e, stage + m.team_rank() * C);
+    m.team_barrier();
+    const int count = (n - e0 < team ? n - e0 : team) * C;
+    double* const out = data + std::size_t(e0) * C;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, count), [&](int i) { out[i] = stage[i]; });
+    return ok ? n : e;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
+    const int e = compute(m);
+    if (e < n) Kokkos::atomic_fetch_min(bad, e);
+  }
+};
+
+/// Numeric placement through the action map: row v's entries each sum, in element order, the
+/// blocks entry(data_e, k, b) of the contributions contrib(contrib_map(entry) ..
+/// contrib_map(entry + 1) - 1), each packed (e K + k) K + b. With `cap` > 0 the row's W lanes
+/// stage its contributions (place_row_staged, cap per pass, scratch level 0 per row); else lanes
+/// own entries and sum their contributions directly. No atomics, and the same summation order
+/// (so the same bits) on every backend, launch shape and run.
 template <class Device, class Element>
 struct NumericRows {
   static constexpr int K = Element::nodes_per_element;
@@ -773,13 +882,22 @@ struct NumericRows {
   Kokkos::View<const int*, Device> row_map, contrib, contrib_map;
   Kokkos::View<const double*, Device> data;
   double* values = nullptr;  // B * B reals per entry
-  int n = 0;
+  int n = 0, w = 1, cap = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
     const int v = m.league_rank() * m.team_size() + m.team_rank();
     if (v >= n) return;
-    const int r0 = row_map(v);
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, row_map(v + 1) - r0), [&](int c) {
+    const int r0 = row_map(v), len = row_map(v + 1) - r0;
+    if (cap > 0) {
+      double* const stage = static_cast<double*>(m.thread_scratch(0).get_shmem_aligned(
+          std::size_t(cap + 1) * B * B * sizeof(double), sizeof(double)));
+      place_row_staged(
+          LaneGroup(w), element, contrib, data, contrib_map(r0), contrib_map(r0 + len), len,
+          [&](int r) { return contrib_map(r0 + r); }, stage, cap,
+          values + std::size_t(r0) * (B * B));
+      return;
+    }
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, len), [&](int c) {
       double acc[B * B];
       for (int q = 0; q < B * B; ++q) acc[q] = 0;
       add_contributions(element, contrib, data, contrib_map(r0 + c), contrib_map(r0 + c + 1),
@@ -789,6 +907,61 @@ struct NumericRows {
     });
   }
 };
+
+/// Numeric launch shape: lanes, rows per team and the contributions a row stages per pass
+/// (cap; 0: none).
+struct NumericLaunch {
+  RowLaunch rows;
+  int cap = 0;
+  std::size_t scratch_bytes = 0;  ///< per row (level 0)
+};
+
+/// The numeric kernels' shape for rows of mean length mean_row and mean_contrib contributions
+/// with bb reals per entry. Staged (place_row_staged) when `stage` > 0 (on any backend), or when
+/// `stage` is 0 on CUDA for rows of at least 32 contributions with scalar entries or at least 24
+/// entries: cap = `stage` or a power of
+/// two near 1.25 x the mean contributions (32 .. 256), lanes (unless given) a power of two near
+/// half the mean contributions (8 .. 32), rows per team (unless given) about 128 threads, then
+/// rows and, where one warp's rows would not fit, cap halved until the team's scratch stays
+/// within about 40 KB (the results do not depend on either). Else row_launch.
+template <class ExecSpace>
+NumericLaunch numeric_launch(double mean_row, double mean_contrib, int bb, int lanes, int rows,
+                             int stage) {
+  NumericLaunch l;
+  const bool groups = lane_groups_on<ExecSpace>();
+  // Automatic: staged where the per-entry lanes diverge most and each block is cheap to stage
+  // (H100, 2026-11-22: placement 0.33 -> 0.26 ms for the P1 tetrahedron Laplacian on cube:60,
+  // 0.59 -> 0.36 ms on hand x2, 1.78 -> 0.90 ms for P2 tetrahedron elasticity on cube:24;
+  // slower for P1 triangles (0.16 -> 0.26 ms) and P1 tetrahedron elasticity (0.58 -> 0.87 ms),
+  // whose rows are short: per-entry lanes).
+  const bool automatic = groups && mean_contrib >= 32 && (bb == 1 || mean_row >= 24);
+  if (!(stage > 0 || (stage == 0 && automatic))) {
+    l.rows = row_launch<ExecSpace>(mean_row, 0, lanes, rows);
+    return l;
+  }
+  // lanes and rows checked as row_launch checks them
+  row_launch<ExecSpace>(mean_row, 0, lanes, rows);
+  l.cap = stage > 0 ? stage : pow2_clamp(1.25 * mean_contrib, 32, 256);
+  const auto bytes = [&](int cap) {
+    return std::size_t(cap + 1) * std::size_t(bb) * sizeof(double) + sizeof(double);
+  };
+  if (!groups) {
+    l.rows.lanes = 1;
+    l.rows.rows = 1;
+  } else {
+    const std::size_t limit = 40 * 1024;
+    l.rows.lanes = lanes > 0 ? lanes : pow2_clamp(mean_contrib / 2, 8, 32);
+    const int per_warp = 32 / l.rows.lanes;
+    while (l.cap > 1 && std::size_t(per_warp) * bytes(l.cap) > limit) l.cap /= 2;
+    l.rows.rows = rows > 0 ? rows : (128 + l.rows.lanes - 1) / l.rows.lanes;
+    l.rows.rows = (l.rows.rows + per_warp - 1) / per_warp * per_warp;
+    while (l.rows.rows > per_warp && std::size_t(l.rows.rows) * bytes(l.cap) > limit)
+      l.rows.rows -= per_warp;
+  }
+  l.rows.level = 0;
+  l.scratch_bytes = bytes(l.cap);
+  return l;
+}
 
 }  // namespace impl
 }  // namespace spk
