@@ -391,8 +391,10 @@ double median_ms(const F& f, int warmup, int repeat) {
 
 }  // namespace impl
 
-/// Chooses a format for `a` (see the file comment). Throws std::runtime_error when a tuning file
-/// cannot be read or written.
+/// Chooses a format for `a` (see the file comment); with `chosen`, also converts `a` into it
+/// (the best-ranked candidate that accepts `a`, when the model's first choice refuses it by a
+/// padding limit). Throws std::invalid_argument when nothing fits the memory budget and
+/// std::runtime_error when a tuning file cannot be read or written.
 template <class S, class D>
 FormatChoice select_format(const CsrMatrix<S, int, int, D>& a, const SelectOptions& options = {},
                            Matrix<S, D>* chosen = nullptr) {
@@ -451,16 +453,17 @@ FormatChoice select_format(const CsrMatrix<S, int, int, D>& a, const SelectOptio
     return true;
   };
   if (!options.trial) {
-    if (options.memory_budget_bytes == 0) return finish(nullptr);
-    // the best-ranked candidate whose actual bytes fit the budget
+    if (!chosen && options.memory_budget_bytes == 0) return finish(nullptr);
+    // the best-ranked candidate that accepts the matrix (a padding limit the model did not
+    // foresee) and whose actual bytes fit the budget
     for (auto& r : out.ranked) {
       Matrix<S, D> m;
       if (!r.note.empty() || !build(r, m)) continue;
       out.config = r.config;
       return finish(&m);
     }
-    throw_invalid_argument("spk::select_format", "no format fits the memory budget of ",
-                           options.memory_budget_bytes, " bytes");
+    throw_invalid_argument("spk::select_format", "no format accepts the matrix within the memory "
+                           "budget of ", options.memory_budget_bytes, " bytes");
   }
 
   const std::string gpu_name = impl::device_name<exec>();
