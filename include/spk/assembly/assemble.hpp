@@ -48,9 +48,8 @@ struct AssemblyParams {
   int row_capacity = 0;
   /// Contributions a row of the numeric kernels stages in scratch per pass (all its lanes
   /// compute blocks, then each sums some entry components in element order; longer rows take
-  /// several passes). 0: automatic (on CUDA for rows of at least 32 contributions with scalar
-  /// entries or at least 24 entries, a power of two near 1.25 x the mean contributions per row,
-  /// 32..256; otherwise none); negative: none (each lane sums its own entries).
+  /// several passes). 0: automatic (on CUDA for rows of at least 32 contributions on average,
+  /// a power of two near 1.25 x the mean contributions per row, 32..256; otherwise none); negative: none (each lane sums its own entries).
   int numeric_stage = 0;
 };
 

@@ -918,8 +918,7 @@ struct NumericLaunch {
 
 /// The numeric kernels' shape for rows of mean length mean_row and mean_contrib contributions
 /// with bb reals per entry. Staged (place_row_staged) when `stage` > 0 (on any backend), or when
-/// `stage` is 0 on CUDA for rows of at least 32 contributions with scalar entries or at least 24
-/// entries: cap = `stage` or a power of
+/// `stage` is 0 on CUDA for rows of at least 32 contributions on average (tetrahedra): cap = `stage` or a power of
 /// two near 1.25 x the mean contributions (32 .. 256), lanes (unless given) a power of two near
 /// half the mean contributions (8 .. 32), rows per team (unless given) about 128 threads, then
 /// rows and, where one warp's rows would not fit, cap halved until the team's scratch stays
@@ -929,12 +928,12 @@ NumericLaunch numeric_launch(double mean_row, double mean_contrib, int bb, int l
                              int stage) {
   NumericLaunch l;
   const bool groups = lane_groups_on<ExecSpace>();
-  // Automatic: staged where the per-entry lanes diverge most and each block is cheap to stage
-  // (H100, 2026-11-22: placement 0.33 -> 0.26 ms for the P1 tetrahedron Laplacian on cube:60,
-  // 0.59 -> 0.36 ms on hand x2, 1.78 -> 0.90 ms for P2 tetrahedron elasticity on cube:24;
-  // slower for P1 triangles (0.16 -> 0.26 ms) and P1 tetrahedron elasticity (0.58 -> 0.87 ms),
-  // whose rows are short: per-entry lanes).
-  const bool automatic = groups && mean_contrib >= 32 && (bb == 1 || mean_row >= 24);
+  // Automatic: staged for rows of many contributions, where per-entry lanes diverge most (H100,
+  // 2026-11-22, placement: P1 tetrahedron Laplacian 0.33 -> 0.24 ms on cube:60, 0.59 -> 0.36 ms
+  // on hand x2; P1 tetrahedron elasticity the same on natural orderings, 0.78 -> 0.68 ms and
+  // 1.19 -> 1.00 ms on random ones; P2 tetrahedron elasticity 1.78 -> 0.84 ms on cube:24; P1
+  // triangles, 18 contributions per row, slower: 0.16 -> 0.26 ms).
+  const bool automatic = groups && mean_contrib >= 32;
   if (!(stage > 0 || (stage == 0 && automatic))) {
     l.rows = row_launch<ExecSpace>(mean_row, 0, lanes, rows);
     return l;
