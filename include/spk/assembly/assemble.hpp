@@ -49,7 +49,8 @@ struct AssemblyParams {
   /// Contributions a row of the numeric kernels stages in scratch per pass (all its lanes
   /// compute blocks, then each sums some entry components in element order; longer rows take
   /// several passes). 0: automatic (on CUDA for rows of at least 32 contributions on average,
-  /// a power of two near 1.25 x the mean contributions per row, 32..256; otherwise none); negative: none (each lane sums its own entries).
+  /// a power of two near 1.25 x the mean contributions per row, 32..256; otherwise none);
+  /// negative: none (each lane sums its own entries).
   int numeric_stage = 0;
 };
 
@@ -468,7 +469,7 @@ void element_data(const Element& element, const MeshMatrix<Device>& mesh,
           "element data of ", data.extent(0), " reals, expected ", mesh.n_elements(), " x ",
           Element::data_size);
   int bad = mesh.n_elements();
-  if (impl::is_gpu_space<exec>()) {
+  if (impl::is_gpu_space<exec>() && Element::data_size >= impl::element_data_team_min) {
     // parallel_for and an atomic minimum: the same kernel under parallel_reduce took 0.22 ms
     // against 0.09 ms for 1.3M tetrahedra (H100, Kokkos 3.4).
     constexpr int team = 128;
@@ -584,7 +585,7 @@ CsrMatrix<assembled_entry_t<Element>, int, int, Device> assemble(
   a.place(work.data() + data_ints, work.data() + data_ints + temp_ints, nn, z, s);
   const impl::SymbolicCounts counts =
       impl::symbolic_rows(mesh, params, a, n_elements, [&] {
-        if (impl::is_gpu_space<exec>()) {
+        if (impl::is_gpu_space<exec>() && Element::data_size >= impl::element_data_team_min) {
           constexpr int team = 128;
           impl::ElementDataTeam<dev, Element> fd{element, mesh.nodes(), coords,
                                                  data,    a.bad,        n_elements};

@@ -825,6 +825,12 @@ struct ElementDataMin {
   }
 };
 
+/// Reals of element data from which GPUs compute it by ElementDataTeam (H100, 2026-11-22: 13
+/// reals, P1 tetrahedron elasticity, 0.25 -> 0.09 ms for 1.3M elements; 3 reals, P1
+/// triangles, random ordering: 0.10 -> 0.22 ms for 2M elements, so those keep one thread per
+/// element).
+constexpr int element_data_team_min = 8;
+
 /// Element data on GPUs, a team of T threads per T consecutive elements: each thread computes
 /// its element's C reals into the team's scratch (T C doubles, scratch_bytes(T)), then the team
 /// copies the block to data(e0 C ..) in order, so stores are contiguous (one thread per element
