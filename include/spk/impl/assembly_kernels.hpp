@@ -924,11 +924,12 @@ struct NumericLaunch {
 
 /// The numeric kernels' shape for rows of mean length mean_row and mean_contrib contributions
 /// with bb reals per entry. Staged (place_row_staged) when `stage` > 0 (on any backend), or when
-/// `stage` is 0 on CUDA for rows of at least 32 contributions on average (tetrahedra): cap = `stage` or a power of
-/// two near 1.25 x the mean contributions (32 .. 256), lanes (unless given) a power of two near
-/// half the mean contributions (8 .. 32), rows per team (unless given) about 128 threads, then
-/// rows and, where one warp's rows would not fit, cap halved until the team's scratch stays
-/// within about 40 KB (the results do not depend on either). Else row_launch.
+/// `stage` is 0 on CUDA for rows of at least 32 contributions on average (tetrahedra): cap =
+/// `stage` or a power of two near 1.25 x the mean contributions (32 .. 256), lanes (unless
+/// given) a power of two near half the mean contributions (8 .. 32), rows per team (unless
+/// given) about 128 threads, then rows and, where one warp's rows would not fit, cap halved
+/// until the team's scratch stays within about 40 KB (the results do not depend on either).
+/// Else row_launch.
 template <class ExecSpace>
 NumericLaunch numeric_launch(double mean_row, double mean_contrib, int bb, int lanes, int rows,
                              int stage) {
