@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,28 @@ struct MatrixFeatures {
   }
 };
 
+namespace impl {
+
+/// The device buffer compute_features reuses between calls on one memory space (guarded by the
+/// mutex; released when Kokkos finalizes).
+template <class Device>
+struct FeatureScratch {
+  std::mutex mutex;
+  Kokkos::View<unsigned char*, Device> buffer;
+};
+
+template <class Device>
+FeatureScratch<Device>& feature_scratch() {
+  static FeatureScratch<Device>* s = [] {
+    auto* p = new FeatureScratch<Device>();
+    Kokkos::push_finalize_hook([p] { p->buffer = Kokkos::View<unsigned char*, Device>(); });
+    return p;
+  }();
+  return *s;
+}
+
+}  // namespace impl
+
 /// The features of `a`, computed on its device (one pass over the row offsets and the column
 /// indices, a sample of values copied to the host). O(nrows + nnz).
 template <class S, class D>
@@ -92,12 +115,21 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   const std::int64_t stride = nchunks > 0 ? (nchunks + max_sample - 1) / max_sample : 0;
   const std::int64_t nsample = stride > 0 ? (nchunks + stride - 1) / stride : 0;
   const std::int64_t nwords = (f.nrows + f.ncols + 30) / 32 + 1;
-  // one zeroed allocation: the diagonal bitmap, the two maxima and the value sample (aligned
-  // for S); after the kernel, the maxima and the sample come back in one copy
+  // one buffer: the diagonal bitmap, the two maxima and the value sample (aligned for S),
+  // kept between calls (an allocation costs more than the kernel on small matrices); the
+  // bitmap and maxima are zeroed, and after the kernel the maxima and the sample come back in
+  // one copy
   const std::size_t sample_at =
       ((std::size_t(nwords) + 2) * sizeof(unsigned) + 15) / 16 * 16;
   const std::size_t total = sample_at + std::size_t(nsample) * sizeof(S);
-  Kokkos::View<unsigned char*, device> buf("spk::features", total);
+  auto& scratch = impl::feature_scratch<device>();
+  std::lock_guard<std::mutex> lock(scratch.mutex);
+  if (scratch.buffer.extent(0) < total)
+    scratch.buffer = Kokkos::View<unsigned char*, device>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::features"), total + total / 4);
+  const auto buf = scratch.buffer;
+  Kokkos::deep_copy(Kokkos::subview(buf, std::make_pair(std::size_t(0), sample_at)),
+                    (unsigned char)0);
   Kokkos::View<unsigned*, device, Kokkos::MemoryUnmanaged> bits(
       reinterpret_cast<unsigned*>(buf.data()), std::size_t(nwords));
   Kokkos::View<int*, device, Kokkos::MemoryUnmanaged> maxes(
@@ -168,6 +200,13 @@ std::vector<FormatConfig> format_candidates(bool gpu) {
     v32.csr.vector_length = 32;
     v32.csr.team_size = 8;
     c.push_back(v32);
+    for (int v : {16, 8}) {  // shorter rows
+      FormatConfig vc = FormatConfig::of(Format::csr, "csr-v" + std::to_string(v));
+      vc.csr.variant = CsrSpmvVariant::vector;
+      vc.csr.vector_length = v;
+      vc.csr.team_size = 256 / v;
+      c.push_back(vc);
+    }
   }
   FormatConfig balanced = FormatConfig::of(Format::csr, "csr-balanced");
   balanced.csr.variant = CsrSpmvVariant::balanced;
@@ -498,8 +537,12 @@ FormatChoice select_format(const CsrMatrix<S, int, int, D>& a, const SelectOptio
       continue;
     Matrix<S, D> m;
     if (!build(r, m)) continue;
+    // a cache-resident product takes microseconds: more repetitions separate candidates
+    // whose medians differ by a microsecond
     r.measured_ms = impl::median_ms<exec>([&] { spmv(options.mode, one, m, x, zero, y); },
-                                          options.trial_warmup, options.trial_repeat);
+                                          options.trial_warmup,
+                                          cached ? std::max(options.trial_repeat, 40)
+                                                 : options.trial_repeat);
     ++timed;
     if (is_default_csr) csr_ms = r.measured_ms;
     if (best < 0 || r.measured_ms < best) {

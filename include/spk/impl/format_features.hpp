@@ -117,9 +117,15 @@ struct FeatureKernel {
       }
       const std::int64_t j = std::int64_t(col_idx(e));
       const std::int64_t off = j - i;
-      // distinct diagonals: the item that sets an offset's bit counts it
+      // the previous row's entry at the same position, when the rows have equal length
+      const bool same_len = i > 0 && row_end - row_begin == row_begin - prev_begin;
+      const std::int64_t pj = same_len ? std::int64_t(col_idx(prev_begin + (e - row_begin))) : -1;
+      if (pj == j) ++same;
+      // distinct diagonals: the item that sets an offset's bit counts it. An offset the previous
+      // row has at the same position is marked through that row (or the first of the run of rows
+      // sharing it), so banded and stencil rows touch the bitmap only where their pattern changes
       const std::int64_t bit = off + nrows - 1;
-      if (bit >= 0 && bit < nrows + ncols - 1) {
+      if (!(same_len && pj - (i - 1) == off) && bit >= 0 && bit < nrows + ncols - 1) {
         auto* word = &diag_bits(bit >> 5);
         const unsigned mask = 1u << (bit & 31);
         // a volatile read sees other items' bits (a cached line would not, and every entry of a
@@ -132,9 +138,6 @@ struct FeatureKernel {
       const std::int64_t dist = off < 0 ? -off : off;
       if (dist > off_max) off_max = dist;
       near += dist <= near_distance ? 1 : 0;
-      if (i > 0 && row_end - row_begin == row_begin - prev_begin &&
-          std::int64_t(col_idx(prev_begin + (e - row_begin))) == j)
-        ++same;
       hash += feature_mix((std::uint64_t(i) << 32) ^ std::uint64_t(j));
     }
     raise(fm_offset_max, off_max);
