@@ -87,10 +87,11 @@ spk::MatrixFeatures check_features(const HostCsr<S, int>& host) {
   CHECK(got.dia_padding == doctest::Approx(want.dia_padding).epsilon(1e-12));
   CHECK(got.block_fraction == doctest::Approx(want.block_fraction).epsilon(1e-12));
   CHECK(got.near_fraction == doctest::Approx(want.near_fraction).epsilon(1e-12));
-  // the value sample: the first entry of every stride-th chunk of entries, at most 4096
+  // the value sample: the first entry of every stride-th chunk of entries, at most 1024
   const long long chunk = spk::impl::feature_chunk;
   const long long chunks = (host.nnz() + chunk - 1) / chunk;
-  const long long stride = chunks > 0 ? (chunks + 4095) / 4096 : 0;
+  const long long most = spk::impl::feature_max_sample;
+  const long long stride = chunks > 0 ? (chunks + most - 1) / most : 0;
   std::set<std::vector<unsigned char>> distinct;
   long long sampled = 0;
   for (long long c = 0; stride > 0 && c < chunks; c += stride, ++sampled) {

@@ -57,7 +57,7 @@ struct MatrixFeatures {
   /// Fraction of entries whose column equals the previous row's at the same position, with
   /// both rows of equal length: (b - 1) / b for rows in blocks of b rows with one pattern.
   double block_fraction = 0;
-  /// Distinct values in a sample of up to `value_sample` entries, and the sample size.
+  /// Distinct values in a sample of entries (at most 1024), and the sample size.
   std::int64_t distinct_values = 0, value_sample = 0;
   /// Fraction of entries with |j - i| <= 4096, and the largest |j - i|.
   double near_fraction = 1;
@@ -111,7 +111,7 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   f.nnz = a.nnz();
   const std::int64_t nhacks = (f.nrows + impl::feature_hack - 1) / impl::feature_hack;
   const std::int64_t nchunks = (f.nnz + impl::feature_chunk - 1) / impl::feature_chunk;
-  constexpr std::int64_t max_sample = 4096;
+  constexpr std::int64_t max_sample = impl::feature_max_sample;
   const std::int64_t stride = nchunks > 0 ? (nchunks + max_sample - 1) / max_sample : 0;
   const std::int64_t nsample = stride > 0 ? (nchunks + stride - 1) / stride : 0;
   const std::int64_t nwords = (f.nrows + f.ncols + 30) / 32 + 1;
@@ -121,7 +121,14 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   // one copy
   const std::size_t sample_at =
       ((std::size_t(nwords) + 2) * sizeof(unsigned) + 15) / 16 * 16;
-  const std::size_t total = sample_at + std::size_t(nsample) * sizeof(S);
+  // GPUs: one team of feature_team items per block, its sums written as partials
+  constexpr int feature_team = 256;
+  const std::int64_t nitems = nhacks + nchunks;
+  const std::int64_t nteams = (nitems + feature_team - 1) / feature_team;
+  const std::size_t partial_at =
+      (sample_at + std::size_t(nsample) * sizeof(S) + 15) / 16 * 16;
+  const std::size_t total =
+      partial_at + (impl::is_gpu_space<exec>() ? std::size_t(nteams) * impl::fs_count * 8 : 0);
   auto& scratch = impl::feature_scratch<device>();
   std::lock_guard<std::mutex> lock(scratch.mutex);
   if (scratch.buffer.extent(0) < total)
@@ -143,17 +150,39 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
       k{impl::fs_count, a.row_map(), a.col_idx(), a.values(), sample, bits, maxes,
         f.nrows,        f.ncols,     f.nnz,       nhacks,     stride};
   double sums[impl::fs_count] = {};
-  if (nhacks + nchunks > 0) {
-    Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> result(sums,
-                                                                             impl::fs_count);
-    Kokkos::parallel_reduce("spk::features", impl::Range64<exec>(0, nhacks + nchunks), k, result);
+  Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> result(sums, impl::fs_count);
+  if (nitems > 0) {
+    if constexpr (impl::is_gpu_space<exec>()) {
+      Kokkos::View<double*, device, Kokkos::MemoryUnmanaged> partial(
+          reinterpret_cast<double*>(buf.data() + partial_at),
+          std::size_t(nteams) * impl::fs_count);
+      using member = typename Kokkos::TeamPolicy<exec>::member_type;
+      Kokkos::parallel_for(
+          "spk::features", Kokkos::TeamPolicy<exec>(int(nteams), feature_team),
+          KOKKOS_LAMBDA(const member& t) {
+            const std::int64_t item = std::int64_t(t.league_rank()) * feature_team + t.team_rank();
+            double v[impl::fs_count];
+            for (unsigned q = 0; q < impl::fs_count; ++q) v[q] = 0;
+            if (item < nitems) k(item, v);
+            for (unsigned q = 0; q < impl::fs_count; ++q) {
+              double x = v[q];
+              t.team_reduce(Kokkos::Sum<double>(x));
+              if (t.team_rank() == 0) partial(std::size_t(t.league_rank()) * impl::fs_count + q) = x;
+            }
+          });
+      Kokkos::parallel_reduce("spk::features::partials", impl::Range64<exec>(0, nteams),
+                              impl::FeaturePartialSum<decltype(partial)>{impl::fs_count, partial},
+                              result);
+    } else {
+      Kokkos::parallel_reduce("spk::features", impl::Range64<exec>(0, nitems), k, result);
+    }
   }
   const std::size_t tail_at = std::size_t(nwords) * sizeof(unsigned);
-  std::vector<unsigned char> tail(total - tail_at);
+  std::vector<unsigned char> tail(sample_at + std::size_t(nsample) * sizeof(S) - tail_at);
   Kokkos::deep_copy(
       Kokkos::View<unsigned char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(tail.data(),
                                                                                tail.size()),
-      Kokkos::subview(buf, std::make_pair(tail_at, total)));
+      Kokkos::subview(buf, std::make_pair(tail_at, tail_at + tail.size())));
   int mx[2];
   std::memcpy(mx, tail.data(), sizeof mx);
   const unsigned char* hs = tail.data() + (sample_at - tail_at);
@@ -178,9 +207,14 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   f.fingerprint = impl::feature_mix(h ^ impl::feature_mix(std::uint64_t(f.nrows) * 0x100000001ULL +
                                                           std::uint64_t(f.ncols)));
   // distinct values of the sample, compared bit for bit
-  std::vector<std::array<unsigned char, sizeof(S)>> vals(static_cast<std::size_t>(nsample));
-  for (std::size_t i = 0; i < vals.size(); ++i)
+  // (as 8-byte words: a byte-wise comparison made the sort of 4096 values take about a
+  // millisecond, more than the device pass)
+  std::vector<std::array<std::uint64_t, (sizeof(S) + 7) / 8>> vals(
+      static_cast<std::size_t>(nsample));
+  for (std::size_t i = 0; i < vals.size(); ++i) {
+    vals[i].fill(0);
     std::memcpy(vals[i].data(), hs + i * sizeof(S), sizeof(S));
+  }
   std::sort(vals.begin(), vals.end());
   f.value_sample = std::int64_t(vals.size());
   f.distinct_values = std::int64_t(std::unique(vals.begin(), vals.end()) - vals.begin());
@@ -301,14 +335,17 @@ inline double format_efficiency(const FormatConfig& c, const MatrixFeatures& f) 
   // measured on an H100 over the large matrices of the GPU suite (docs/PERFORMANCE.md, issue 9):
   // bytes of the estimate over time and copy bandwidth, median per candidate
   const bool long_rows = f.row_mean > 32;  // one thread per row: few rows in flight
+  const bool irregular_rows = f.row_cv() > 1.0 || f.row_max > 64 * (f.row_mean + 1);
   double e = 0.5;
   switch (c.format) {
     case Format::csr:
       if (c.csr.variant == CsrSpmvVariant::balanced) e = 0.57;
       else if (c.csr.variant == CsrSpmvVariant::warp) e = 0.55;
-      else if (c.csr.variant == CsrSpmvVariant::vector)  // lanes idle on short rows
-        e = 0.61 * std::min(1.0, (f.row_mean + 4) / double(std::max(1, c.csr.vector_length)));
-      else e = f.row_cv() > 1.0 || f.row_max > 64 * (f.row_mean + 1) ? 0.5 : 0.61;
+      else if (c.csr.variant == CsrSpmvVariant::vector)  // lanes idle on short rows; a long
+        // row holds its team (arrow.mtx: 108x slower with 8 lanes per row than the best)
+        e = (irregular_rows ? 0.05 : 0.61) *
+            std::min(1.0, (f.row_mean + 4) / double(std::max(1, c.csr.vector_length)));
+      else e = irregular_rows ? 0.5 : 0.61;
       break;
     case Format::ell:
       e = c.ell.threads_per_row >= 8 ? (long_rows ? 0.75 : 0.40) : (long_rows ? 0.55 : 0.80);

@@ -10,8 +10,10 @@
 //     the same position of the previous row when both rows have equal length (block structure),
 //     a 64-bit structural fingerprint (four 16-bit sums, exact in double), and a sample of
 //     values (the first entry of every stride-th chunk).
-// Sums reduce into a double array brought to the host; maxima go to device integers through
-// atomics, tried only when a value exceeds what the integer holds already.
+// Sums reduce into a double array brought to the host (on GPUs through per-team partials: a
+// Kokkos 3.4 array reduction launches at most block-size blocks, too few threads for these
+// latency-bound items); maxima go to device integers through atomics, tried only when a value
+// exceeds what the integer holds already.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -27,6 +29,8 @@ namespace impl {
 /// Entries per chunk item and rows per hack item of FeatureKernel.
 constexpr int feature_chunk = 16;
 constexpr int feature_hack = 32;
+/// Most values sampled (the first entry of every stride-th chunk).
+constexpr std::int64_t feature_max_sample = 1024;
 /// |j - i| up to which an entry counts as near the diagonal (its x is likely cached).
 constexpr std::int64_t near_distance = 4096;
 
@@ -151,6 +155,17 @@ struct FeatureKernel {
     acc[fs_hash1] += double((hash >> 16) & 0xFFFFu);
     acc[fs_hash2] += double((hash >> 32) & 0xFFFFu);
     acc[fs_hash3] += double((hash >> 48) & 0xFFFFu);
+  }
+};
+
+/// Sums the per-team partials of the GPU path (fs_count doubles per team).
+template <class Partials>
+struct FeaturePartialSum {
+  using value_type = double[];
+  unsigned value_count = fs_count;
+  Partials partial;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t team, double* acc) const {
+    for (unsigned q = 0; q < fs_count; ++q) acc[q] += partial(team * fs_count + q);
   }
 };
 
