@@ -68,6 +68,9 @@ const char* const usage_text = R"(usage: spk-bench [options]
   --mode N|T|H           op(A) (default N; H only for complex)
   --warmup N             untimed runs before timing (default 5)
   --repeat N             timed runs; the median is reported (default 50)
+  --interleave           time the formats of a matrix round-robin (each repetition runs
+                         every format once) instead of one after another, so that all see
+                         the same clocks and caches; for comparisons on small matrices
   --json FILE            write the results as JSON
   --memory-only          no timing, on the host: memory per format and row statistics
   --help                 this text
@@ -137,6 +140,7 @@ struct Options {
   spk::Mode mode = spk::Mode::N;
   int warmup = 5;
   int repeat = 50;
+  bool interleave = false;
   std::string json;
   bool memory_only = false;
   std::string command;
@@ -212,6 +216,8 @@ Options parse(int argc, char** argv) {
       o.warmup = to_int(a, value());
     } else if (a == "--repeat") {
       o.repeat = std::max(1, to_int(a, value()));
+    } else if (a == "--interleave") {
+      o.interleave = true;
     } else if (a == "--json") {
       o.json = value();
     } else if (a == "--memory-only") {
@@ -737,19 +743,36 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
       max_err = std::max(max_err, err == err ? err : std::numeric_limits<double>::infinity());
     }
     r.rel_error = max_ref > 0 ? max_err / max_ref : max_err;
-    const auto t = spk_bench::time_ms([&] { cand.run(traits::one(), traits::zero()); },
-                                      o.warmup, o.repeat);
-    const auto st = spk_bench::stats_of(t);
+    all_correct = all_correct && r.correct;
+    results.push_back(r);
+  }
+  // timing: each candidate after the other, or round-robin (--interleave)
+  std::vector<std::vector<double>> times(cands.size());
+  if (!o.interleave) {
+    for (std::size_t i = 0; i < cands.size(); ++i)
+      times[i] = spk_bench::time_ms([&] { cands[i].run(traits::one(), traits::zero()); },
+                                    o.warmup, o.repeat);
+  } else {
+    for (auto& cand : cands)
+      spk_bench::time_ms([&] { cand.run(traits::one(), traits::zero()); }, o.warmup, 0);
+    for (int rep = 0; rep < o.repeat; ++rep)
+      for (std::size_t i = 0; i < cands.size(); ++i) {
+        const auto t = spk_bench::time_ms([&] { cands[i].run(traits::one(), traits::zero()); },
+                                          0, 1);
+        times[i].push_back(t[0]);
+      }
+  }
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    Result& r = results[results.size() - cands.size() + i];
+    const auto st = spk_bench::stats_of(times[i]);
     r.median_ms = st.median;
     r.min_ms = st.min;
     r.max_ms = st.max;
     r.gflops = flops / (st.median * 1e6);
     r.gbps = bytes / (st.median * 1e6);
     r.copy_fraction = info.copy_gbps > 0 ? r.gbps / info.copy_gbps : 0;
-    const double own = double(cand.memory_bytes) + double(nx + ny) * sizeof(S);
+    const double own = double(cands[i].memory_bytes) + double(nx + ny) * sizeof(S);
     r.own_copy_fraction = info.copy_gbps > 0 ? own / (st.median * 1e6) / info.copy_gbps : 0;
-    all_correct = all_correct && r.correct;
-    results.push_back(r);
   }
 }
 

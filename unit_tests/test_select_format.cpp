@@ -3,6 +3,7 @@
 // structural), the cost model's choices on matrices whose best format is clear from their bytes,
 // the memory budget, trial selection, and the tuning file's format records (written, reused,
 // kept beside compound records, bad records rejected).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -143,6 +144,49 @@ TEST_CASE_TEMPLATE_DEFINE("compute_features matches a host computation", Device,
   }
 }
 TEST_CASE_TEMPLATE_APPLY(features, spk_test::all_devices);
+
+/// Rows in runs: `empty` empty rows after every row of `len` entries spread over the columns.
+spk_test::HostCsr<double, int> sparse_rows(int nrows, int ncols, int len, int empty) {
+  std::vector<int> rm{0}, cols;
+  std::vector<double> vals;
+  for (int i = 0; i < nrows; ++i) {
+    if (i % (empty + 1) == 0)
+      for (int k = 0; k < len; ++k) {
+        cols.push_back(int((std::int64_t(i) * 7 + std::int64_t(k) * 131) % ncols));
+        vals.push_back(double(k % 5));
+      }
+    std::sort(cols.begin() + rm.back(), cols.end());
+    cols.erase(std::unique(cols.begin() + rm.back(), cols.end()), cols.end());
+    vals.resize(cols.size());
+    rm.push_back(int(cols.size()));
+  }
+  return spk::make_csr<double, int, int, spk::impl::HostDevice>(nrows, ncols, rm, cols, vals);
+}
+
+TEST_CASE_TEMPLATE_DEFINE("compute_features across calls and team boundaries", Device,
+                          features_calls) {
+  // the pass keeps buffers between calls (two diagonal bitmaps used in turn, counters that the
+  // last team puts back to zero): alternate large and small matrices and repeat each, so a
+  // bitmap or counter left dirty by an earlier call would change a later result
+  const auto big = spk_test::random_csr<double>(20000, 30000, 9, 41);
+  const auto small = spk_test::random_csr<double>(300, 200, 4, 42);
+  const auto band =
+      spk::to_host(spk::generate::poisson3d_7pt<double, int, int, Device>(30));  // 27000 rows
+  for (int round = 0; round < 3; ++round) {
+    check_features<Device>(big);
+    check_features<Device>(small);
+    check_features<Device>(band);
+    const auto again = check_features<Device>(band);
+    CHECK(again.diagonals == 7);
+  }
+  // thousands of empty rows between non-empty ones: a team's entries span more rows than its
+  // scratch holds, so it searches the row map in global memory
+  check_features<Device>(sparse_rows(200000, 5000, 20, 999));
+  check_features<Device>(sparse_rows(50000, 5000, 3, 7));
+  // one dense row among short ones (a team's entries may all lie in one row)
+  check_features<Device>(spk_test::random_csr<double>(3000, 9000, 2, 43, 1500));
+}
+TEST_CASE_TEMPLATE_APPLY(features_calls, spk_test::all_devices);
 
 TEST_CASE("the fingerprint is the same on every backend and depends on the structure only") {
   using S = double;

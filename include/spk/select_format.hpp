@@ -78,32 +78,83 @@ struct MatrixFeatures {
 
 namespace impl {
 
-/// The device buffer compute_features reuses between calls on one memory space (guarded by the
-/// mutex; released when Kokkos finalizes).
+/// The device buffers compute_features reuses between calls on one memory space (guarded by
+/// the mutex; released when Kokkos finalizes).
 template <class Device>
 struct FeatureScratch {
   std::mutex mutex;
-  Kokkos::View<unsigned char*, Device> buffer;
+  /// [0, 16): ints, the finished-team counter and the two maxima (zero between calls); then
+  /// the output (fs_count sums and fm_count maxima as doubles) and the value sample
+  Kokkos::View<unsigned char*, Device> io;
+  Kokkos::View<double*, Device> partials;
+  /// two diagonal bitmaps of `words` words each, used in turn: a call uses the clean one and
+  /// zeroes the other (its first dirty[other] words), so no call fills a bitmap before its pass
+  Kokkos::View<unsigned*, Device> bits;
+  std::size_t words = 0;
+  std::size_t dirty[2] = {0, 0};
+  int next = 0;
 };
 
 template <class Device>
 FeatureScratch<Device>& feature_scratch() {
   static FeatureScratch<Device>* s = [] {
     auto* p = new FeatureScratch<Device>();
-    Kokkos::push_finalize_hook([p] { p->buffer = Kokkos::View<unsigned char*, Device>(); });
+    Kokkos::push_finalize_hook([p] {
+      p->io = {};
+      p->partials = {};
+      p->bits = {};
+      p->words = 0;
+      p->dirty[0] = p->dirty[1] = 0;
+    });
     return p;
   }();
   return *s;
 }
 
+/// Offsets of FeatureScratch::io: the output after the 16-byte state, the sample after it.
+constexpr std::size_t feature_out_at = 16;
+constexpr std::size_t feature_sample_at =
+    (feature_out_at + (fs_count + fm_count) * sizeof(double) + 15) / 16 * 16;
+
+/// The number of distinct values among n values of `bytes` bytes each at `data`, compared bit
+/// for bit (open addressing; O(n)).
+inline std::int64_t count_distinct_values(const unsigned char* data, std::size_t n,
+                                          std::size_t bytes) {
+  std::size_t size = 16;
+  while (size < 2 * n) size *= 2;
+  std::vector<std::uint32_t> slot(size, 0);  // index + 1 of a value, 0 = empty
+  std::int64_t distinct = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char* v = data + i * bytes;
+    std::uint64_t h = 0;
+    for (std::size_t b = 0; b < bytes; b += 8) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, v + b, bytes - b < 8 ? bytes - b : 8);
+      h = feature_mix(h ^ w);
+    }
+    for (std::size_t s = h & (size - 1);; s = (s + 1) & (size - 1)) {
+      if (slot[s] == 0) {
+        slot[s] = std::uint32_t(i + 1);
+        ++distinct;
+        break;
+      }
+      if (std::memcmp(data + (slot[s] - 1) * bytes, v, bytes) == 0) break;
+    }
+  }
+  return distinct;
+}
+
 }  // namespace impl
 
 /// The features of `a`, computed on its device (one pass over the row offsets and the column
-/// indices, a sample of values copied to the host). O(nrows + nnz).
+/// indices; on GPUs one launch and one copy of the results and a sample of values to the host).
+/// O(nrows + nnz).
 template <class S, class D>
 MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   using device = impl::device_t<D>;
   using exec = typename device::execution_space;
+  using csr = CsrMatrix<S, int, int, D>;
+  constexpr bool gpu = impl::is_gpu_space<exec>();
   const auto t0 = std::chrono::steady_clock::now();
   MatrixFeatures f;
   f.nrows = a.nrows();
@@ -114,78 +165,94 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   constexpr std::int64_t max_sample = impl::feature_max_sample;
   const std::int64_t stride = nchunks > 0 ? (nchunks + max_sample - 1) / max_sample : 0;
   const std::int64_t nsample = stride > 0 ? (nchunks + stride - 1) / stride : 0;
-  const std::int64_t nwords = (f.nrows + f.ncols + 30) / 32 + 1;
-  // one buffer: the diagonal bitmap, the two maxima and the value sample (aligned for S),
-  // kept between calls (an allocation costs more than the kernel on small matrices); the
-  // bitmap and maxima are zeroed, and after the kernel the maxima and the sample come back in
-  // one copy
-  const std::size_t sample_at =
-      ((std::size_t(nwords) + 2) * sizeof(unsigned) + 15) / 16 * 16;
-  // GPUs: one team of feature_team items per block, its sums written as partials
+  const std::size_t nwords = std::size_t((f.nrows + f.ncols + 30) / 32 + 1);
+  // GPUs: one team of feature_team items per block
   constexpr int feature_team = 256;
   const std::int64_t nitems = nhacks + nchunks;
   const std::int64_t nteams = (nitems + feature_team - 1) / feature_team;
-  const std::size_t partial_at =
-      (sample_at + std::size_t(nsample) * sizeof(S) + 15) / 16 * 16;
-  const std::size_t total =
-      partial_at + (impl::is_gpu_space<exec>() ? std::size_t(nteams) * impl::fs_count * 8 : 0);
+  const std::size_t io_bytes = impl::feature_sample_at + std::size_t(max_sample) * sizeof(S);
+
   auto& scratch = impl::feature_scratch<device>();
   std::lock_guard<std::mutex> lock(scratch.mutex);
-  if (scratch.buffer.extent(0) < total)
-    scratch.buffer = Kokkos::View<unsigned char*, device>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::features"), total + total / 4);
-  const auto buf = scratch.buffer;
-  Kokkos::deep_copy(Kokkos::subview(buf, std::make_pair(std::size_t(0), sample_at)),
-                    (unsigned char)0);
-  Kokkos::View<unsigned*, device, Kokkos::MemoryUnmanaged> bits(
-      reinterpret_cast<unsigned*>(buf.data()), std::size_t(nwords));
-  Kokkos::View<int*, device, Kokkos::MemoryUnmanaged> maxes(
-      reinterpret_cast<int*>(buf.data() + nwords * sizeof(unsigned)), 2);
+  // allocations (zero-filled) happen only when a buffer grows: on small matrices one costs
+  // more than the pass
+  if (scratch.io.extent(0) < io_bytes)
+    scratch.io = Kokkos::View<unsigned char*, device>("spk::features::io", io_bytes);
+  if (gpu && scratch.partials.extent(0) < std::size_t(nteams) * impl::fs_count)
+    scratch.partials = Kokkos::View<double*, device>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::features::partials"),
+        std::size_t(nteams) * impl::fs_count * 5 / 4);
+  if (scratch.words < nwords) {
+    scratch.words = nwords + nwords / 4;
+    scratch.bits = Kokkos::View<unsigned*, device>("spk::features::bits", 2 * scratch.words);
+    scratch.dirty[0] = scratch.dirty[1] = 0;
+  }
+  const int cur = scratch.next, other = 1 - cur;
+  const auto bitmap = [&](int which, std::size_t n) {
+    const std::size_t at = std::size_t(which) * scratch.words;
+    return Kokkos::subview(scratch.bits, std::make_pair(at, at + n));
+  };
+  const auto io = scratch.io;
+  Kokkos::View<int*, device, Kokkos::MemoryUnmanaged> state(reinterpret_cast<int*>(io.data()),
+                                                            1 + impl::fm_count);
+  Kokkos::View<int*, device, Kokkos::MemoryUnmanaged> maxes(state.data() + 1, impl::fm_count);
+  Kokkos::View<double*, device, Kokkos::MemoryUnmanaged> out(
+      reinterpret_cast<double*>(io.data() + impl::feature_out_at),
+      impl::fs_count + impl::fm_count);
   Kokkos::View<S*, device, Kokkos::MemoryUnmanaged> sample(
-      reinterpret_cast<S*>(buf.data() + sample_at), std::size_t(nsample));
-  impl::FeatureKernel<typename CsrMatrix<S, int, int, D>::row_map_type,
-                      typename CsrMatrix<S, int, int, D>::index_type,
-                      typename CsrMatrix<S, int, int, D>::values_type, decltype(sample),
-                      decltype(bits), decltype(maxes)>
-      k{impl::fs_count, a.row_map(), a.col_idx(), a.values(), sample, bits, maxes,
-        f.nrows,        f.ncols,     f.nnz,       nhacks,     stride};
+      reinterpret_cast<S*>(io.data() + impl::feature_sample_at), std::size_t(nsample));
+  const auto bits = bitmap(cur, nwords);
+  using kernel_type =
+      impl::FeatureKernel<typename csr::row_map_type, typename csr::index_type,
+                          typename csr::values_type, decltype(sample), decltype(bits),
+                          decltype(maxes)>;
+  kernel_type k{impl::fs_count, a.row_map(), a.col_idx(), a.values(), sample, bits, maxes,
+                f.nrows,        f.ncols,     f.nnz,       nhacks,     stride};
+  // results: fs_count sums, fm_count maxima, then the sample's bytes
+  std::vector<unsigned char> host(impl::feature_sample_at - impl::feature_out_at +
+                                  std::size_t(nsample) * sizeof(S));
   double sums[impl::fs_count] = {};
-  Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> result(sums, impl::fs_count);
+  int mx[impl::fm_count] = {};
   if (nitems > 0) {
-    if constexpr (impl::is_gpu_space<exec>()) {
+    if constexpr (gpu) {
       Kokkos::View<double*, device, Kokkos::MemoryUnmanaged> partial(
-          reinterpret_cast<double*>(buf.data() + partial_at),
-          std::size_t(nteams) * impl::fs_count);
-      using member = typename Kokkos::TeamPolicy<exec>::member_type;
+          scratch.partials.data(), std::size_t(nteams) * impl::fs_count);
+      const auto clear = bitmap(other, scratch.dirty[other]);
+      constexpr std::int64_t max_rows = impl::feature_chunk * feature_team + 4;
+      using team_kernel = impl::FeatureTeamKernel<kernel_type, decltype(partial),
+                                                  decltype(state), decltype(out), decltype(clear)>;
+      team_kernel tk{k, partial, state, out, clear, nitems, nteams, feature_team, max_rows};
       Kokkos::parallel_for(
-          "spk::features", Kokkos::TeamPolicy<exec>(int(nteams), feature_team),
-          KOKKOS_LAMBDA(const member& t) {
-            const std::int64_t item = std::int64_t(t.league_rank()) * feature_team + t.team_rank();
-            double v[impl::fs_count];
-            for (unsigned q = 0; q < impl::fs_count; ++q) v[q] = 0;
-            if (item < nitems) k(item, v);
-            for (unsigned q = 0; q < impl::fs_count; ++q) {
-              double x = v[q];
-              t.team_reduce(Kokkos::Sum<double>(x));
-              if (t.team_rank() == 0) partial(std::size_t(t.league_rank()) * impl::fs_count + q) = x;
-            }
-          });
-      Kokkos::parallel_reduce("spk::features::partials", impl::Range64<exec>(0, nteams),
-                              impl::FeaturePartialSum<decltype(partial)>{impl::fs_count, partial},
-                              result);
+          "spk::features",
+          Kokkos::TeamPolicy<exec>(int(nteams), feature_team)
+              .set_scratch_size(0, Kokkos::PerTeam(team_kernel::scratch_bytes(max_rows))),
+          tk);
+      scratch.dirty[cur] = nwords;
+      scratch.dirty[other] = 0;
+      scratch.next = other;
+      Kokkos::deep_copy(
+          Kokkos::View<unsigned char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host.data(),
+                                                                                   host.size()),
+          Kokkos::subview(io, std::make_pair(impl::feature_out_at,
+                                             impl::feature_out_at + host.size())));
+      std::memcpy(sums, host.data(), sizeof sums);
+      double m[impl::fm_count];
+      std::memcpy(m, host.data() + sizeof sums, sizeof m);
+      for (int q = 0; q < impl::fm_count; ++q) mx[q] = int(m[q]);
     } else {
+      Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> result(sums,
+                                                                              impl::fs_count);
       Kokkos::parallel_reduce("spk::features", impl::Range64<exec>(0, nitems), k, result);
+      exec().fence();
+      // host memory: read the maxima and the sample, then leave the state and bitmap zero
+      for (int q = 0; q < impl::fm_count; ++q) mx[q] = maxes(q);
+      std::memcpy(host.data() + (impl::feature_sample_at - impl::feature_out_at), sample.data(),
+                  std::size_t(nsample) * sizeof(S));
+      Kokkos::deep_copy(state, 0);
+      Kokkos::deep_copy(bits, 0u);
     }
   }
-  const std::size_t tail_at = std::size_t(nwords) * sizeof(unsigned);
-  std::vector<unsigned char> tail(sample_at + std::size_t(nsample) * sizeof(S) - tail_at);
-  Kokkos::deep_copy(
-      Kokkos::View<unsigned char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(tail.data(),
-                                                                               tail.size()),
-      Kokkos::subview(buf, std::make_pair(tail_at, tail_at + tail.size())));
-  int mx[2];
-  std::memcpy(mx, tail.data(), sizeof mx);
-  const unsigned char* hs = tail.data() + (sample_at - tail_at);
+  const unsigned char* hs = host.data() + (impl::feature_sample_at - impl::feature_out_at);
 
   const double n = double(f.nrows), nnz = double(f.nnz);
   f.row_max = mx[impl::fm_row_max];
@@ -207,17 +274,8 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   f.fingerprint = impl::feature_mix(h ^ impl::feature_mix(std::uint64_t(f.nrows) * 0x100000001ULL +
                                                           std::uint64_t(f.ncols)));
   // distinct values of the sample, compared bit for bit
-  // (as 8-byte words: a byte-wise comparison made the sort of 4096 values take about a
-  // millisecond, more than the device pass)
-  std::vector<std::array<std::uint64_t, (sizeof(S) + 7) / 8>> vals(
-      static_cast<std::size_t>(nsample));
-  for (std::size_t i = 0; i < vals.size(); ++i) {
-    vals[i].fill(0);
-    std::memcpy(vals[i].data(), hs + i * sizeof(S), sizeof(S));
-  }
-  std::sort(vals.begin(), vals.end());
-  f.value_sample = std::int64_t(vals.size());
-  f.distinct_values = std::int64_t(std::unique(vals.begin(), vals.end()) - vals.begin());
+  f.value_sample = nsample;
+  f.distinct_values = impl::count_distinct_values(hs, std::size_t(nsample), sizeof(S));
   f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return f;
 }
@@ -567,25 +625,46 @@ FormatChoice select_format(const CsrMatrix<S, int, int, D>& a, const SelectOptio
   double best = -1, csr_ms = -1;
   Matrix<S, D> best_matrix;
   int timed = 0;
-  for (auto& r : out.ranked) {
-    const bool is_default_csr = r.config.name() == "csr";
-    // cache-resident matrices: every candidate (each product takes microseconds)
-    if (!r.note.empty() || (!cached && timed >= options.trial_candidates && !is_default_csr))
-      continue;
-    Matrix<S, D> m;
-    if (!build(r, m)) continue;
-    // a cache-resident product takes microseconds: more repetitions separate candidates
-    // whose medians differ by a microsecond
-    r.measured_ms = impl::median_ms<exec>([&] { spmv(options.mode, one, m, x, zero, y); },
-                                          options.trial_warmup,
-                                          cached ? std::max(options.trial_repeat, 40)
-                                                 : options.trial_repeat);
-    ++timed;
-    if (is_default_csr) csr_ms = r.measured_ms;
+  const auto take = [&](RankedCandidate& r, const Matrix<S, D>& m) {
+    if (r.config.name() == "csr") csr_ms = r.measured_ms;
     if (best < 0 || r.measured_ms < best) {
       best = r.measured_ms;
       out.config = r.config;
       best_matrix = m;
+    }
+  };
+  const auto product = [&](const Matrix<S, D>& m) { spmv(options.mode, one, m, x, zero, y); };
+  // cache-resident matrices: every candidate, timed round-robin (each repetition runs every
+  // candidate once, so all see the same clocks and cache state; a product takes microseconds,
+  // and candidates timed one after another differed by 10-40% from one run to the next)
+  std::vector<std::pair<RankedCandidate*, Matrix<S, D>>> built;
+  for (auto& r : out.ranked) {
+    const bool is_default_csr = r.config.name() == "csr";
+    if (!r.note.empty() || (!cached && timed >= options.trial_candidates && !is_default_csr))
+      continue;
+    Matrix<S, D> m;
+    if (!build(r, m)) continue;
+    ++timed;
+    if (cached) {
+      built.emplace_back(&r, std::move(m));
+      continue;
+    }
+    r.measured_ms = impl::median_ms<exec>([&] { product(m); }, options.trial_warmup,
+                                          options.trial_repeat);
+    take(r, m);
+  }
+  if (!built.empty()) {
+    for (auto& b : built) (void)impl::median_ms<exec>([&] { product(b.second); },
+                                                      options.trial_warmup, 1);
+    const int repeat = std::max(options.trial_repeat, 40);
+    std::vector<std::vector<double>> t(built.size());
+    for (int rep = 0; rep < repeat; ++rep)
+      for (std::size_t i = 0; i < built.size(); ++i)
+        t[i].push_back(impl::median_ms<exec>([&] { product(built[i].second); }, 0, 1));
+    for (std::size_t i = 0; i < built.size(); ++i) {
+      std::sort(t[i].begin(), t[i].end());
+      built[i].first->measured_ms = t[i][t[i].size() / 2];
+      take(*built[i].first, built[i].second);
     }
   }
   require(best >= 0, "spk::select_format", "no format fits the memory budget of ",

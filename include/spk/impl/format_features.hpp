@@ -62,6 +62,7 @@ KOKKOS_INLINE_FUNCTION std::uint64_t feature_mix(std::uint64_t z) {
 template <class RowMap, class ColIdx, class Values, class Sample, class Words, class Maxes>
 struct FeatureKernel {
   using value_type = double[];
+  using row_map_value = typename RowMap::non_const_value_type;
   unsigned value_count = fs_count;
 
   RowMap row_map;
@@ -81,34 +82,47 @@ struct FeatureKernel {
   // Each item sums into registers and adds to the reduction's array once (the array may live
   // in shared memory).
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double* acc) const {
-    if (item < nhacks) {
-      const std::int64_t r0 = item * feature_hack;
-      const std::int64_t r1 = r0 + feature_hack < nrows ? r0 + feature_hack : nrows;
-      std::int64_t hmax = 0, empty = 0;
-      double len2 = 0;
-      std::int64_t prev = std::int64_t(row_map(r0));
-      for (std::int64_t i = r0; i < r1; ++i) {
-        const std::int64_t next = std::int64_t(row_map(i + 1));
-        const std::int64_t len = next - prev;
-        prev = next;
-        len2 += double(len) * double(len);
-        empty += len == 0 ? 1 : 0;
-        if (len > hmax) hmax = len;
-      }
-      acc[fs_len2] += len2;
-      acc[fs_empty] += double(empty);
-      acc[fs_hack_slots] += double(hmax) * double(r1 - r0);
-      raise(fm_row_max, hmax);
-      return;
+    if (item < nhacks)
+      hack_item(item, acc);
+    else
+      chunk_item(item - nhacks, row_map, std::int64_t(1), nrows, acc);
+  }
+
+  /// Rows 32h .. 32h + 31: row lengths squared, empty rows, sliced-ELL slots, longest row.
+  KOKKOS_INLINE_FUNCTION void hack_item(const std::int64_t item, double* acc) const {
+    const std::int64_t r0 = item * feature_hack;
+    const std::int64_t r1 = r0 + feature_hack < nrows ? r0 + feature_hack : nrows;
+    std::int64_t hmax = 0, empty = 0;
+    double len2 = 0;
+    std::int64_t prev = std::int64_t(row_map(r0));
+    for (std::int64_t i = r0; i < r1; ++i) {
+      const std::int64_t next = std::int64_t(row_map(i + 1));
+      const std::int64_t len = next - prev;
+      prev = next;
+      len2 += double(len) * double(len);
+      empty += len == 0 ? 1 : 0;
+      if (len > hmax) hmax = len;
     }
-    const std::int64_t c = item - nhacks;
+    acc[fs_len2] += len2;
+    acc[fs_empty] += double(empty);
+    acc[fs_hack_slots] += double(hmax) * double(r1 - r0);
+    raise(fm_row_max, hmax);
+  }
+
+  /// Entries 16c .. 16c + 15. `rm` reads the row offsets (the row map itself, or a team's copy
+  /// of the rows its entries lie in); the chunk's first row is searched among rows
+  /// [search_lo - 1, search_hi), which must hold it.
+  template <class Rows>
+  KOKKOS_INLINE_FUNCTION void chunk_item(const std::int64_t c, const Rows& rm,
+                                         const std::int64_t search_lo,
+                                         const std::int64_t search_hi, double* acc) const {
     const std::int64_t e0 = c * feature_chunk;
     const std::int64_t e1 = e0 + feature_chunk < nnz ? e0 + feature_chunk : nnz;
     if (e0 >= e1) return;
     if (sample_stride > 0 && c % sample_stride == 0) sample(c / sample_stride) = values(e0);
-    std::int64_t i = row_of_entry(row_map, nrows, e0);
-    std::int64_t row_begin = std::int64_t(row_map(i)), row_end = std::int64_t(row_map(i + 1));
-    std::int64_t prev_begin = i > 0 ? std::int64_t(row_map(i - 1)) : 0;
+    std::int64_t i = impl::upper_bound(rm, search_lo, search_hi, e0) - 1;
+    std::int64_t row_begin = std::int64_t(rm(i)), row_end = std::int64_t(rm(i + 1));
+    std::int64_t prev_begin = i > 0 ? std::int64_t(rm(i - 1)) : 0;
     std::int64_t off_max = 0;
     int new_diags = 0, near = 0, same = 0;
     std::uint64_t hash = 0;
@@ -117,7 +131,7 @@ struct FeatureKernel {
         prev_begin = row_begin;
         row_begin = row_end;
         ++i;
-        row_end = std::int64_t(row_map(i + 1));
+        row_end = std::int64_t(rm(i + 1));
       }
       const std::int64_t j = std::int64_t(col_idx(e));
       const std::int64_t off = j - i;
@@ -155,6 +169,122 @@ struct FeatureKernel {
     acc[fs_hash1] += double((hash >> 16) & 0xFFFFu);
     acc[fs_hash2] += double((hash >> 32) & 0xFFFFu);
     acc[fs_hash3] += double((hash >> 48) & 0xFFFFu);
+  }
+};
+
+/// Row offsets rows lo .. lo + n - 1 copied into team scratch memory, read by row number.
+template <class T>
+struct ScratchRows {
+  const T* rows;
+  std::int64_t lo;
+  KOKKOS_INLINE_FUNCTION T operator()(const std::int64_t i) const { return rows[i - lo]; }
+};
+
+/// The GPU form of the feature pass, one launch from the matrix to the final sums.
+///
+/// A team of `team` threads takes `team` consecutive items. Its chunk items cover one range of
+/// entries; the team finds the rows of its first and last entry (two binary searches), copies
+/// those rows' offsets into scratch memory when they fit (`scratch_rows`), and each thread
+/// searches its chunk's first row there (one binary search per chunk item in global memory was
+/// most of the pass on large matrices). The team's sums go to `partial` as one row; the last
+/// team to finish (an atomic counter, with memory fences) adds the rows up into `out` (sums,
+/// then the two maxima as doubles) and puts the counter and the maxima back to zero for the
+/// next call. Every thread also zeroes its share of `clear` (the other of two alternating
+/// diagonal bitmaps, dirtied by the previous call), so no call needs a separate fill.
+template <class Kernel, class Partials, class State, class Out, class Words>
+struct FeatureTeamKernel {
+  using exec = typename Partials::execution_space;
+  using member = typename Kokkos::TeamPolicy<exec>::member_type;
+  using offset_type = typename Kernel::row_map_value;
+  using scratch_rows = Kokkos::View<offset_type*, typename exec::scratch_memory_space,
+                                    Kokkos::MemoryUnmanaged>;
+  using scratch_ends = Kokkos::View<std::int64_t*, typename exec::scratch_memory_space,
+                                    Kokkos::MemoryUnmanaged>;
+
+  Kernel k;
+  Partials partial;  ///< fs_count doubles per team
+  State state;       ///< ints: [0] the counter of finished teams; [1 + fm] the maxima (k.maxes)
+  Out out;           ///< fs_count sums, then fm_count maxima
+  Words clear;       ///< words to zero
+  std::int64_t nitems, nteams;
+  int team;
+  std::int64_t max_rows;  ///< row offsets a team may keep in scratch memory
+
+  static std::size_t scratch_bytes(std::int64_t max_rows) {
+    return scratch_rows::shmem_size(max_rows) + scratch_ends::shmem_size(2);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& t) const {
+    const std::int64_t first = std::int64_t(t.league_rank()) * team;
+    const std::int64_t last = first + team < nitems ? first + team : nitems;
+    const std::int64_t nthreads = nteams * team;
+    for (std::int64_t w = first + t.team_rank(); w < std::int64_t(clear.extent(0)); w += nthreads)
+      clear(w) = 0u;
+    // rows of the team's entries
+    scratch_ends ends(t.team_scratch(0), 2);
+    scratch_rows rows(t.team_scratch(0), max_rows);
+    const std::int64_t c0 = (first > k.nhacks ? first : k.nhacks) - k.nhacks;
+    const std::int64_t c1 = last > k.nhacks ? last - k.nhacks : 0;
+    std::int64_t ra = 0, rb = -1;
+    if (c1 > c0 && k.nnz > 0) {
+      const std::int64_t e_first = c0 * feature_chunk;
+      std::int64_t e_last = c1 * feature_chunk;
+      e_last = (e_last < k.nnz ? e_last : k.nnz) - 1;
+      if (t.team_rank() < 2)
+        ends(t.team_rank()) =
+            row_of_entry(k.row_map, k.nrows, t.team_rank() == 0 ? e_first : e_last);
+      t.team_barrier();
+      ra = ends(0);
+      rb = ends(1);
+    }
+    const std::int64_t lo = ra > 0 ? ra - 1 : 0;
+    const bool staged = rb >= ra && rb + 2 - lo <= max_rows;
+    if (staged) {
+      for (std::int64_t r = lo + t.team_rank(); r <= rb + 1; r += team) rows(r - lo) = k.row_map(r);
+      t.team_barrier();
+    }
+    double v[fs_count];
+    for (unsigned q = 0; q < fs_count; ++q) v[q] = 0;
+    const std::int64_t item = first + t.team_rank();
+    if (item < last) {
+      if (item < k.nhacks)
+        k.hack_item(item, v);
+      else if (staged)
+        k.chunk_item(item - k.nhacks, ScratchRows<offset_type>{rows.data(), lo}, ra + 1, rb + 1,
+                     v);
+      else
+        k.chunk_item(item - k.nhacks, k.row_map, std::int64_t(1), k.nrows, v);
+    }
+    Kokkos::memory_fence();  // this thread's atomics on the maxima, before the count below
+    for (unsigned q = 0; q < fs_count; ++q) t.team_reduce(Kokkos::Sum<double>(v[q]));
+    int is_last = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(t),
+        [&](int& l) {
+          for (unsigned q = 0; q < fs_count; ++q)
+            partial(std::size_t(t.league_rank()) * fs_count + q) = v[q];
+          Kokkos::memory_fence();
+          l = Kokkos::atomic_fetch_add(&state(0), 1) == int(nteams - 1) ? 1 : 0;
+        },
+        is_last);
+    if (!is_last) return;
+    Kokkos::memory_fence();
+    // the last team: every other team's row is written; read them past the caches
+    const volatile double* p = partial.data();
+    for (unsigned q = 0; q < fs_count; ++q) {
+      double s = 0;
+      for (std::int64_t r = t.team_rank(); r < nteams; r += team) s += p[r * fs_count + q];
+      t.team_reduce(Kokkos::Sum<double>(s));
+      if (t.team_rank() == 0) out(q) = s;
+    }
+    if (t.team_rank() == 0) {
+      const volatile int* st = state.data();
+      for (int m = 0; m < fm_count; ++m) {
+        out(fs_count + m) = double(st[1 + m]);
+        state(1 + m) = 0;
+      }
+      state(0) = 0;
+    }
   }
 };
 
