@@ -6,6 +6,9 @@
 //   spk-symbolic   the symbolic phase alone (E^T and the pattern of E E^T)
 //   spk-numeric    numeric-only re-assembly: element data + placement into the kept matrix
 //   spk-placement  the placement alone (element data given)
+//   spk-numeric-columns, spk-placement-columns (method spk-columns): the same on a pattern
+//                  without contribution slots (AssemblyParams::incidence_slots false: the
+//                  staged placement in column order only)
 //   coo-sort       GPU: block triplets, spk's radix sort by key, reduce by key (spk::coo_to_csr)
 //   thrust-sort    GPU (CUDA builds): block triplets, thrust::sort_by_key, reduce by key
 //   kk-spgemm      Kokkos Kernels SpGEMM A = P (K_e P^T), full and numeric-only (kk-spgemm-numeric)
@@ -58,7 +61,8 @@ Kokkos Kernels SpGEMM, per mesh ordering.
                          p1-tet-laplacian, p1-tet-elasticity, p2-tet-elasticity, or all
                          (default all: those of the case's element kind)
   --ordering LIST        natural, random, rcm, morton, spectral, or all (default natural,rcm)
-  --method LIST          spk, coo-sort, thrust-sort, kk-spgemm, host-sort, or all (default all)
+  --method LIST          spk, spk-columns, coo-sort, thrust-sort, kk-spgemm, host-sort, or all
+                         (default all; spk-columns: numeric-only without contribution slots)
   --warmup N             untimed device runs (default 3)
   --repeat N             timed device runs, median reported (default 20)
   --host-repeat N        timed host-sort runs (default 1)
@@ -250,6 +254,28 @@ void run_element(const Element& element, const std::string& mesh_name,
     add("spk-symbolic", sym, mesh.memory_bytes() + pattern.memory_bytes(), err_num);
     add("spk-numeric", num, mem, err_num);
     add("spk-placement", place, mem, compare(ref, to_host(kept, B)));
+  }
+  if (has(opt.methods, "spk-columns")) {
+    spk::AssemblyParams params = opt.params;
+    params.incidence_slots = false;
+    const auto pattern = spk::assemble_symbolic(mesh, params);
+    const auto kept = spk::assembled_matrix<Element>(pattern);
+    Kokkos::View<double*, Device> data(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "data"),
+        std::size_t(mesh.n_elements()) * Element::data_size);
+    const auto num = time_device(
+        [&] {
+          spk::element_data(element, mesh, coords, data);
+          spk::assemble_numeric(pattern, element, data, kept);
+        },
+        [] {}, opt.warmup, opt.repeat);
+    const double err_num = compare(ref, to_host(kept, B));
+    const auto place = time_device([&] { spk::assemble_numeric(pattern, element, data, kept); },
+                                   [] {}, opt.warmup, opt.repeat);
+    const std::size_t mem = mesh.memory_bytes() + pattern.memory_bytes() +
+                            data.extent(0) * sizeof(double) + kept.values().extent(0) * B * B * 8;
+    add("spk-numeric-columns", num, mem, err_num);
+    add("spk-placement-columns", place, mem, compare(ref, to_host(kept, B)));
   }
   const std::size_t triplet_bytes =
       std::size_t(elements.size()) * K * K * (2 * sizeof(int) + B * B * sizeof(double)) +
@@ -534,8 +560,9 @@ int main(int argc, char** argv) {
       "p1-tet-elasticity", "p2-tet-elasticity"};
   const std::vector<std::string> known_orderings = {"all", "natural", "random", "rcm", "morton",
                                                     "spectral"};
-  const std::vector<std::string> known_methods = {"all", "spk", "coo-sort", "thrust-sort",
-                                                  "kk-spgemm", "host-sort"};
+  const std::vector<std::string> known_methods = {"all",         "spk",       "spk-columns",
+                                                  "coo-sort",    "thrust-sort", "kk-spgemm",
+                                                  "host-sort"};
   for (const auto& [list, known, what] :
        {std::make_tuple(&opt.elements, &known_elements, "--element"),
         std::make_tuple(&opt.orderings, &known_orderings, "--ordering"),

@@ -341,9 +341,11 @@ TEST_CASE_TEMPLATE_APPLY(assembly_numeric, spk_test::all_devices);
 
 namespace {
 
-/// Full assembly and numeric-only re-assembly with each numeric staging (none, passes of 1, 7
-/// and 128 contributions, the default) must give the same bits: every variant adds each
-/// entry's blocks in element order.
+/// Full assembly and numeric-only re-assembly with each numeric staging (none, passes of 1, 4,
+/// 7, 24, 128 and 4096 contributions, the default), numeric-only on a pattern with and without
+/// contribution slots (rows of at most a pass's contributions by incidence, the others in
+/// column order), must give the same bits: every variant adds each entry's blocks in element
+/// order.
 template <class Device, class Element, std::size_t K>
 void check_same_bits(const Element& element, const std::vector<Vec3>& nodes,
                      const std::vector<std::array<int, K>>& elements) {
@@ -351,25 +353,31 @@ void check_same_bits(const Element& element, const std::vector<Vec3>& nodes,
   const auto coords = spk::node_coordinates<Device>(nodes);
   constexpr int B = Element::dofs_per_node;
   const Expanded full = expand<B>(spk::assemble(element, mesh, coords));
-  auto pattern = spk::assemble_symbolic(mesh);
   const auto data = spk::element_data(element, mesh, coords);
-  const auto a = spk::assembled_matrix<Element>(pattern);
-  for (int stage : {-1, 1, 7, 128, 0}) {
-    CAPTURE(stage);
-    spk::AssemblyParams p;
-    p.numeric_stage = stage;
-    const Expanded f = expand<B>(spk::assemble(element, mesh, coords, p));
-    pattern.params.numeric_stage = stage;
-    spk::assemble_numeric(pattern, element, data, a);
-    const Expanded g = expand<B>(a);
-    REQUIRE(f.values.size() == full.values.size());
-    REQUIRE(g.values.size() == full.values.size());
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < full.values.size(); ++i)
-      differ += (f.values[i] != full.values[i]) + (g.values[i] != full.values[i]);
-    CHECK(differ == 0);
-    CHECK(f.col_idx == full.col_idx);
-    CHECK(g.col_idx == full.col_idx);
+  for (const bool slots : {true, false}) {
+    CAPTURE(slots);
+    spk::AssemblyParams sp;
+    sp.incidence_slots = slots;
+    auto pattern = spk::assemble_symbolic(mesh, sp);
+    CHECK((pattern.contribution_slots.extent(0) > 0) == (slots && mesh.nnz() > 0));
+    const auto a = spk::assembled_matrix<Element>(pattern);
+    for (int stage : {-1, 1, 4, 7, 24, 128, 4096, 0}) {
+      CAPTURE(stage);
+      spk::AssemblyParams p;
+      p.numeric_stage = stage;
+      const Expanded f = expand<B>(spk::assemble(element, mesh, coords, p));
+      pattern.params.numeric_stage = stage;
+      spk::assemble_numeric(pattern, element, data, a);
+      const Expanded g = expand<B>(a);
+      REQUIRE(f.values.size() == full.values.size());
+      REQUIRE(g.values.size() == full.values.size());
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < full.values.size(); ++i)
+        differ += (f.values[i] != full.values[i]) + (g.values[i] != full.values[i]);
+      CHECK(differ == 0);
+      CHECK(f.col_idx == full.col_idx);
+      CHECK(g.col_idx == full.col_idx);
+    }
   }
 }
 
@@ -542,6 +550,145 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: the pattern kernel's capacities and the lon
   }
 }
 TEST_CASE_TEMPLATE_APPLY(assembly_capacity, spk_test::all_devices);
+
+namespace {
+
+/// The pattern's contribution slots invert its action map: for incidence j (e K + k) and local
+/// node b, contributions(slots(j K + b)) = (e K + k) K + b, and each row's slots are a
+/// permutation of its slice [inc_map(v) K, inc_map(v + 1) K).
+template <class Device>
+void check_slots(const spk::AssemblyPattern<Device>& p) {
+  const int k = p.mesh.nodes_per_element();
+  const std::vector<int> inc = host_ints(p.incidence), imap = host_ints(p.incidence_map),
+                         contrib = host_ints(p.contributions),
+                         slots = host_ints(p.contribution_slots);
+  REQUIRE(slots.size() == contrib.size());
+  std::size_t wrong = 0, outside = 0;
+  for (std::size_t v = 0; v + 1 < imap.size(); ++v) {
+    const int lo = imap[v] * k, hi = imap[v + 1] * k;
+    std::vector<char> seen(std::size_t(hi - lo), 0);
+    for (int t = lo; t < hi; ++t) {
+      const int q = slots[std::size_t(t)];
+      if (q < lo || q >= hi || seen[std::size_t(q - lo)]) {
+        ++outside;
+        continue;
+      }
+      seen[std::size_t(q - lo)] = 1;
+      wrong += contrib[std::size_t(q)] != inc[std::size_t(t / k)] * k + t % k;
+    }
+  }
+  CHECK(outside == 0);
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: contribution slots invert the action map", Device,
+                          assembly_slots) {
+  SUBCASE("tetrahedra, every lane count and capacity (main and long-row kernels)") {
+    const spk::TetMesh octopus = spk::read_tet_mesh(mesh_path("octopus-low.mesh"));
+    const auto mesh =
+        spk::mesh_matrix<Device>(int(octopus.vertices.size()), octopus.tetrahedra);
+    spk::AssemblyParams none;
+    none.incidence_slots = false;
+    const auto bare = spk::assemble_symbolic(mesh, none);
+    CHECK(bare.contribution_slots.extent(0) == 0);
+    for (const int lanes : {0, 1, 32})
+      for (const int cap : {0, 8, 40}) {
+        CAPTURE(lanes);
+        CAPTURE(cap);
+        spk::AssemblyParams params;
+        params.symbolic_lanes = lanes;
+        params.row_capacity = cap;
+        const auto p = spk::assemble_symbolic(mesh, params);
+        if (cap == 8) CHECK(p.long_rows > 0);
+        check_slots(p);
+        // the rest of the pattern as without slots, and K^2 ints per element more memory
+        CHECK(host_ints(p.contributions) == host_ints(bare.contributions));
+        CHECK(host_ints(p.contribution_map) == host_ints(bare.contribution_map));
+        CHECK(host_ints(p.col_idx) == host_ints(bare.col_idx));
+        CHECK(p.memory_bytes() - bare.memory_bytes() == p.contributions.extent(0) * sizeof(int));
+      }
+  }
+  SUBCASE("fans of 300 and 3000 triangles (shared and global long-row scratch), P2 tetrahedra") {
+    for (const int k : {300, 3000}) {
+      const spk::TriangleMesh m = fan_mesh(k, false);
+      const auto p =
+          spk::assemble_symbolic(spk::mesh_matrix<Device>(int(m.vertices.size()), m.triangles));
+      CHECK(p.long_rows == 1);
+      check_slots(p);
+    }
+    const spk::QuadraticTetMesh cube2 = spk::quadratic_mesh(spk::cube_mesh(2, 2, 2));
+    check_slots(spk::assemble_symbolic(
+        spk::mesh_matrix<Device>(int(cube2.nodes.size()), cube2.elements)));
+  }
+  SUBCASE("no elements: no slots") {
+    const auto p =
+        spk::assemble_symbolic(spk::mesh_matrix<Device>(4, std::vector<std::array<int, 4>>{}));
+    CHECK(p.contribution_slots.extent(0) == 0);
+    CHECK(p.nnz() == 0);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_slots, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: numeric re-assembly by incidence against the reference",
+                          Device, assembly_by_incidence) {
+  const spk::ElasticMaterial mat{1.5, 0.3};
+  const spk::P1TetElasticity element(mat);
+  SUBCASE("rows on each side of the stage capacity, new data each time") {
+    // 500 tetrahedra share node 0 (2000 contributions in its row), the other rows have 4; an
+    // unreferenced node (empty row) and a repeated tetrahedron.
+    spk::TetMesh m;
+    m.vertices.push_back({0, 0, 0});
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (int i = 0; i < 500; ++i) {
+      const int b = int(m.vertices.size());
+      for (int j = 0; j < 3; ++j) m.vertices.push_back({u(rng), u(rng), u(rng)});
+      m.tetrahedra.push_back({0, b, b + 1, b + 2});
+    }
+    m.tetrahedra.push_back(m.tetrahedra[7]);
+    m.vertices.push_back({5, 5, 5});
+    const auto mesh = spk::mesh_matrix<Device>(int(m.vertices.size()), m.tetrahedra);
+    auto pattern = spk::assemble_symbolic(mesh);
+    const auto a = spk::assembled_matrix<spk::P1TetElasticity>(pattern);
+    // 3: every row in column order; 4: by incidence all but row 0 and the repeated
+    // tetrahedron's nodes (8 contributions); 8: all but row 0; 2004 (row 0: 501 incidences)
+    // and 4096: every row (on GPUs the capacity may be halved to fit shared memory, which
+    // moves row 0 back to column order); 2003: all but row 0.
+    for (const int stage : {3, 4, 8, 2003, 2004, 4096}) {
+      CAPTURE(stage);
+      pattern.params.numeric_stage = stage;
+      const std::vector<Vec3> xyz = perturbed(m.vertices, 0.02, unsigned(stage), false);
+      const auto data = spk::element_data(element, mesh, spk::node_coordinates<Device>(xyz));
+      spk::assemble_numeric(pattern, element, data, a);
+      const Expanded got = expand<3>(a);
+      check_against(got, spk_test::reference_p1_tet_elasticity(xyz, m.tetrahedra, mat), 1e-9);
+      CHECK(got.row_map[3 * (m.vertices.size() - 1)] == got.row_map[3 * m.vertices.size()]);
+    }
+  }
+  SUBCASE("a perturbed cube and a real volume, default and forced stages, three steps") {
+    const spk::TetMesh cube = spk::cube_mesh(5, 4, 3);
+    const spk::TetMesh octopus = spk::read_tet_mesh(mesh_path("octopus-low.mesh"));
+    for (const spk::TetMesh* m : {&cube, &octopus}) {
+      const auto mesh = spk::mesh_matrix<Device>(int(m->vertices.size()), m->tetrahedra);
+      auto pattern = spk::assemble_symbolic(mesh);
+      const auto a = spk::assembled_matrix<spk::P1TetElasticity>(pattern);
+      for (const int stage : {0, 32, 64, 512})
+        for (unsigned step = 0; step < 3; ++step) {
+          CAPTURE(stage);
+          CAPTURE(step);
+          pattern.params.numeric_stage = stage;
+          const std::vector<Vec3> xyz = perturbed(m->vertices, 0.03, 20 + step, false);
+          const auto data = spk::element_data(element, mesh, spk::node_coordinates<Device>(xyz));
+          spk::assemble_numeric(pattern, element, data, a);
+          check_against(expand<3>(a),
+                        spk_test::reference_p1_tet_elasticity(xyz, m->tetrahedra, mat), 1e-11);
+        }
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_by_incidence, spk_test::all_devices);
 
 TEST_CASE_TEMPLATE_DEFINE("assembly: the mesh matrix E", Device, assembly_mesh_matrix) {
   // The paper's example (section III), zero-based: 8 nodes, 6 triangles.

@@ -52,6 +52,13 @@ struct AssemblyParams {
   /// a power of two near 1.25 x the mean contributions per row, 32..256; otherwise none);
   /// negative: none (each lane sums its own entries).
   int numeric_stage = 0;
+  /// spk::assemble_symbolic also keeps where each incidence's contributions lie in the action
+  /// map (AssemblyPattern::contribution_slots, K ints per incidence), and the staged numeric
+  /// kernel then takes a row's contributions in incidence order (the lanes that read one
+  /// element's data read it together) and scatters their blocks to their entries' places; rows
+  /// of more contributions than a stage pass holds keep the column order. false: neither (K^2
+  /// ints per element less). The same bits either way. spk::assemble ignores it.
+  bool incidence_slots = true;
 };
 
 /// Result of the symbolic phase: the mesh matrix, its transpose (node incidence) and the
@@ -69,6 +76,10 @@ struct AssemblyPattern {
   /// [contribution_map(j), contribution_map(j + 1)), each packed (e K + k) K + b (element e,
   /// local row node k, local column node b), in element order. K entries per incidence.
   Kokkos::View<int*, device_type> contributions, contribution_map;
+  /// The action map inverted per incidence: contribution (e K + k) K + b of the incidence at
+  /// incidence(j) = e K + k lies at contributions(contribution_slots(j K + b)). K entries per
+  /// incidence; empty when params.incidence_slots is false.
+  Kokkos::View<int*, device_type> contribution_slots;
   int max_degree = 0;      ///< most elements at one node
   int max_row_length = 0;  ///< longest row of E E^T
   int long_rows = 0;       ///< rows past the main pattern kernel's capacity (row_capacity)
@@ -79,7 +90,8 @@ struct AssemblyPattern {
   /// Bytes of the symbolic data (incidence, pattern and action map, not the mesh matrix).
   std::size_t memory_bytes() const {
     return (incidence_map.extent(0) + incidence.extent(0) + row_map.extent(0) +
-            col_idx.extent(0) + contributions.extent(0) + contribution_map.extent(0)) *
+            col_idx.extent(0) + contributions.extent(0) + contribution_map.extent(0) +
+            contribution_slots.extent(0)) *
            sizeof(int);
   }
 };
@@ -114,6 +126,7 @@ struct SymbolicArrays {
   ints inc_map;    ///< N: E^T's offsets (scanned in place)
   ints inc;        ///< Z: E^T's entries e K + k, sorted per node by the pattern kernels
   ints contrib;    ///< S: the action map's contributions
+  ints slots;      ///< S: where each incidence's contributions lie in contrib (optional)
   ints tmp_cols;   ///< S: each row's sorted columns at its slice inc_map(v) K
   ints tmp_start;  ///< S: and their contribution starts
   ints row_len;    ///< N: row lengths at v + 1, scanned in place into offsets
@@ -128,11 +141,14 @@ struct SymbolicArrays {
   static std::size_t temp_ints(std::size_t n, std::size_t s) {
     return 4 * scan_workspace(n + 1) + 8 + 2 * s + 3 * (n + 1) + 2;
   }
-  static std::size_t output_ints(std::size_t n, std::size_t z, std::size_t s) {
-    return n + 1 + z + s;
+  static std::size_t output_ints(std::size_t n, std::size_t z, std::size_t s,
+                                 bool with_slots = false) {
+    return n + 1 + z + (with_slots ? 2 : 1) * s;
   }
-  /// Lays the temporaries out from `w` (8-byte aligned, temp_ints) and the outputs from `o`.
-  void place(int* w, int* o, std::size_t n, std::size_t z, std::size_t s) {
+  /// Lays the temporaries out from `w` (8-byte aligned, temp_ints) and the outputs from `o`
+  /// (slots after contrib when with_slots).
+  void place(int* w, int* o, std::size_t n, std::size_t z, std::size_t s,
+             bool with_slots = false) {
     const std::size_t ws = scan_workspace(n + 1);
     scan_inc = reinterpret_cast<std::int64_t*>(w);
     scan_rows = scan_inc + ws;
@@ -148,6 +164,7 @@ struct SymbolicArrays {
     inc_map = ints(o, n + 1);
     inc = ints(o + n + 1, z);
     contrib = ints(o + n + 1 + z, s);
+    if (with_slots) slots = ints(o + n + 1 + z + s, s);
   }
 };
 
@@ -235,6 +252,7 @@ SymbolicCounts symbolic_rows(const MeshMatrix<MeshDevice>& mesh, const AssemblyP
     f.tmp_cols = a.tmp_cols;
     f.tmp_start = a.tmp_start;
     f.contrib = a.contrib;
+    f.slots = a.slots;
     f.overflow = overflow;
     f.n = n;
     f.k = k;
@@ -282,6 +300,7 @@ SymbolicCounts symbolic_rows(const MeshMatrix<MeshDevice>& mesh, const AssemblyP
       f.tmp_cols = a.tmp_cols;
       f.tmp_start = a.tmp_start;
       f.contrib = a.contrib;
+      f.slots = a.slots;
       f.n = n;
       f.k = k;
       f.c_lo = c_lo;
@@ -366,12 +385,12 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   // and frees cost more than several of the kernels).
   Kokkos::View<int*, dev> outputs(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::incidence_and_action_map"),
-      arrays_t::output_ints(nn, z, s));
+      arrays_t::output_ints(nn, z, s, params.incidence_slots));
   Kokkos::View<int*, dev> work(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::work"),
       arrays_t::temp_ints(nn, s));
   arrays_t a;
-  a.place(work.data(), outputs.data(), nn, z, s);
+  a.place(work.data(), outputs.data(), nn, z, s, params.incidence_slots);
   const impl::SymbolicCounts counts = impl::symbolic_rows(mesh, params, a, 0, nullptr);
   impl::check_entries(where, n, counts.nnz);
   p.max_degree = counts.max_degree;
@@ -380,6 +399,9 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   p.incidence_map = Kokkos::subview(outputs, std::make_pair(std::size_t(0), nn + 1));
   p.incidence = Kokkos::subview(outputs, std::make_pair(nn + 1, nn + 1 + z));
   p.contributions = Kokkos::subview(outputs, std::make_pair(nn + 1 + z, nn + 1 + z + s));
+  if (params.incidence_slots)
+    p.contribution_slots =
+        Kokkos::subview(outputs, std::make_pair(nn + 1 + z + s, nn + 1 + z + 2 * s));
   const std::size_t nnz = std::size_t(counts.nnz);
   Kokkos::View<int*, dev> csr(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::pattern"), nn + 1 + nnz);
@@ -533,6 +555,9 @@ void assemble_numeric(
   f.row_map = p.row_map;
   f.contrib = p.contributions;
   f.contrib_map = p.contribution_map;
+  f.inc_map = p.incidence_map;
+  f.inc = p.incidence;
+  f.slots = p.contribution_slots;
   f.data = data;
   f.values = reinterpret_cast<double*>(a.values().data());
   f.n = p.n_nodes();

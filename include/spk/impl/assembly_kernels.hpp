@@ -242,7 +242,9 @@ RowLaunch row_launch(double mean, std::size_t scratch_bytes, int lanes, int rows
 ///    (u <= c, so row v owns [base, base + c) of every K^2-per-element array);
 ///  - groups the contributions by column in candidate order: contrib(base ...) (their final
 ///    place) with column r's first at tmp_start(base + r);
-///  - writes u to row_len(v + 1).
+///  - writes u to row_len(v + 1);
+///  - when `slots` is given, the inverse of that grouping: slots(base + t) = where candidate t
+///    (incidence t / K, local column node t % K) went in contrib.
 /// O(c + deg^2 + u^2 + sum of squared column counts) / lanes per row (deg incidences, u
 /// distinct nodes).
 template <class Device>
@@ -253,6 +255,8 @@ struct PatternRows {
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::View<const int*, Device> nodes, inc_map;
   Kokkos::View<int*, Device> inc, row_len, tmp_cols, tmp_start, contrib;
+  /// When given (non-empty), slots(base + t) = where candidate t's contribution went in contrib.
+  Kokkos::View<int*, Device> slots;
   /// When list_n >= 0, the rows to take are row_list(0 .. list_n - 1) (the long rows), else all.
   Kokkos::View<const int*, Device> row_list;
   int list_n = -1;
@@ -390,9 +394,11 @@ struct PatternRows {
       }
     });
     Warp<exec>::sync();
+    const bool with_slots = slots.extent(0) > 0;
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, c), [&](int q) {
       const int t = cand(q);
       contrib(slice + q) = sinc(t / k) * k + t % k;
+      if (with_slots) slots(slice + t) = slice + q;
     });
     Kokkos::single(Kokkos::PerThread(m), [&]() {
       if (active) row_len(v + 1) = u;
@@ -466,7 +472,8 @@ constexpr bool lane_groups_on() {
 ///  - the distinct nodes ranked (O(u^2 / W)), the counts' prefix sums give each column's start;
 ///  - pass 2 over the candidates: each one's column by binary search in the sorted row, its
 ///    place = the column's cursor + the number of earlier lanes with that column (a match), so
-///    contributions land in element order without sorting; the cursors advance per W.
+///    contributions land in element order without sorting; the cursors advance per W; the
+///    place also goes to slots(base + t) when slots are kept.
 /// Deterministic: no result depends on the order of the atomics.
 template <class Device>
 struct PatternRowsGroup {
@@ -474,6 +481,8 @@ struct PatternRowsGroup {
   using member = typename Kokkos::TeamPolicy<exec>::member_type;
   Kokkos::View<const int*, Device> nodes, inc_map;
   Kokkos::View<int*, Device> inc, row_len, tmp_cols, tmp_start, contrib, overflow;
+  /// Optional (empty: not written): slots(base + t) = candidate t's place in contrib.
+  Kokkos::View<int*, Device> slots;
   int n = 0, k = 1, w = 1, cap = 1, table = 2;
 
   /// Hash-table slots (and incidence capacity) for `cap` distinct columns: a power of two
@@ -582,6 +591,7 @@ struct PatternRowsGroup {
       tmp_start(slice + r) = start;
     }
     g.sync();
+    const bool with_slots = slots.extent(0) > 0;
     for (int t0 = 0; t0 < c; t0 += w) {
       const int t = t0 + lane;
       const bool active = t < c;
@@ -600,7 +610,11 @@ struct PatternRowsGroup {
         r = lo;
       }
       const unsigned same = g.match(r);
-      if (active) contrib(cursor[r] + LaneGroup::popc(same & below)) = p * k + t % k;
+      if (active) {
+        const int q = cursor[r] + LaneGroup::popc(same & below);
+        contrib(q) = p * k + t % k;
+        if (with_slots) slots(slice + t) = q;
+      }
       g.sync();
       if (active && (same & below) == 0u) cursor[r] += LaneGroup::popc(same);
       g.sync();
@@ -645,17 +659,35 @@ KOKKOS_INLINE_FUNCTION void add_contributions(const Element& element, const Cont
   }
 }
 
+/// The second half of a staged pass: the W lanes of g each own some (entry, component) pairs
+/// of the row (len entries, BB components each) and add that component of the entry's staged
+/// blocks, stage[i ld + (q - qa)] for its contributions q in [start(r), start(r + 1)) that lie
+/// in the pass [qa, qa + nq), in order into out[r BB + i] (the row's first value): the pass
+/// that holds an entry's first contribution starts it at 0, later passes continue from out. The
+/// lanes' work is balanced (a diagonal has one contribution per incidence, the rest a few) and
+/// the stores are contiguous.
+template <int BB, class Start>
+KOKKOS_INLINE_FUNCTION void sum_staged(const LaneGroup& g, int qa, int nq, int len,
+                                       const Start& start, const double* stage, int ld,
+                                       double* out) {
+  for (int t = g.lane(); t < len * BB; t += g.w) {
+    const int r = t / BB, i = t - r * BB;
+    const int a = start(r), b = start(r + 1);
+    if (b <= qa || a >= qa + nq) continue;  // no contribution in this pass
+    double acc = a >= qa ? 0.0 : out[t];
+    const int s1 = b - qa < nq ? b - qa : nq;
+    for (int j = a > qa ? a - qa : 0; j < s1; ++j) acc += stage[i * ld + j];
+    out[t] = acc;
+  }
+}
+
 /// Stages one row's contributions in `stage` ((cap + 1) B^2 doubles of scratch, component-major)
 /// and sums them per entry: the row's contributions are contrib(q0 .. q1 - 1), entry r's those
 /// in [start(r), start(r + 1)) (start(len) = q1), in element order. Per pass of up to cap
 /// contributions, the W lanes of g each compute the blocks entry(data_e, k, b) of every W-th
-/// contribution (independent loads, each element's data read by the lanes that need it at
-/// about the same time), then each lane owns some (entry, component) pairs and adds that
-/// component of the entry's staged blocks in order into out[r B^2 + i] (the row's first value):
-/// the first pass that holds an entry's first contribution starts it at 0, later passes continue
-/// from out. The additions are those of add_contributions, in the same order, so every bit of
-/// the result is the same; the lanes' work is balanced (a diagonal has one contribution per
-/// incidence, the rest a few) and the stores are contiguous.
+/// contribution (independent loads) into stage column q - qa, then sum_staged adds them per
+/// entry component. The additions are those of add_contributions, in the same order, so every
+/// bit of the result is the same.
 template <class Element, class Contrib, class Data, class Start>
 KOKKOS_INLINE_FUNCTION void place_row_staged(const LaneGroup& g, const Element& element,
                                              const Contrib& contrib, const Data& data, int q0,
@@ -686,17 +718,53 @@ KOKKOS_INLINE_FUNCTION void place_row_staged(const LaneGroup& g, const Element& 
       for (int i = 0; i < BB; ++i) stage[i * ld + s] = b0[i];
     }
     g.sync();
-    for (int t = lane; t < len * BB; t += w) {
-      const int r = t / BB, i = t - r * BB;
-      const int a = start(r), b = start(r + 1);
-      if (b <= qa || a >= qa + nq) continue;  // no contribution in this pass
-      double acc = a >= qa ? 0.0 : out[t];
-      const int s1 = b - qa < nq ? b - qa : nq;
-      for (int j = a > qa ? a - qa : 0; j < s1; ++j) acc += stage[i * ld + j];
-      out[t] = acc;
-    }
+    sum_staged<BB>(g, qa, nq, len, start, stage, ld, out);
     g.sync();
   }
+}
+
+/// place_row_staged for a row whose c = deg K contributions fit one pass (c <= cap), taken in
+/// incidence order instead of column order. The row's incidences are inc(first .. first + deg
+/// - 1) (each e K + k, in element order); its contribution t = s K + b, (e K + k) K + b of
+/// incidence s, lies at slots(first K + t) of the action map (AssemblyPattern::
+/// contribution_slots), so its block goes to stage column slots(first K + t) - first K, where
+/// place_row_staged puts it; then sum_staged. Lane t takes contributions t, t + W, ...: the K
+/// lanes of one incidence load the same element's data in the same instructions (a warp's
+/// load touches about W / K elements, where column order touches up to W), and the slots are
+/// read contiguously. The same blocks in the same places: the same bits as place_row_staged.
+template <class Element, class Inc, class Slots, class Data, class Start>
+KOKKOS_INLINE_FUNCTION void place_row_by_incidence(const LaneGroup& g, const Element& element,
+                                                   const Inc& inc, const Slots& slots,
+                                                   const Data& data, int first, int deg, int len,
+                                                   const Start& start, double* stage, int cap,
+                                                   double* out) {
+  constexpr int K = Element::nodes_per_element;
+  constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
+  constexpr int C = Element::data_size;
+  const int lane = g.lane(), w = g.w;
+  const int ld = cap + 1;
+  const int q0 = first * K, c = deg * K;
+  int t = lane;
+  for (; t + w < c; t += 2 * w) {  // two at a time: both loads before the first store
+    const int p0 = inc(first + t / K), p1 = inc(first + (t + w) / K);
+    const int s0 = slots(q0 + t) - q0, s1 = slots(q0 + t + w) - q0;
+    double b0[BB], b1[BB];
+    element.entry(&data(std::size_t(p0 / K) * C), p0 % K, t % K, b0);
+    element.entry(&data(std::size_t(p1 / K) * C), p1 % K, (t + w) % K, b1);
+    for (int i = 0; i < BB; ++i) {
+      stage[i * ld + s0] = b0[i];
+      stage[i * ld + s1] = b1[i];
+    }
+  }
+  if (t < c) {
+    const int p = inc(first + t / K), s0 = slots(q0 + t) - q0;
+    double b0[BB];
+    element.entry(&data(std::size_t(p / K) * C), p % K, t % K, b0);
+    for (int i = 0; i < BB; ++i) stage[i * ld + s0] = b0[i];
+  }
+  g.sync();
+  sum_staged<BB>(g, q0, c, len, start, stage, ld, out);
+  g.sync();
 }
 
 /// Full assembly's last step, after the pattern rows and the scan of their lengths: row v's CSR
@@ -874,8 +942,10 @@ struct ElementDataTeam {
 /// Numeric placement through the action map: row v's entries each sum, in element order, the
 /// blocks entry(data_e, k, b) of the contributions contrib(contrib_map(entry) ..
 /// contrib_map(entry + 1) - 1), each packed (e K + k) K + b. With `cap` > 0 the row's W lanes
-/// stage its contributions (place_row_staged, cap per pass, scratch level 0 per row); else lanes
-/// own entries and sum their contributions directly. No atomics, and the same summation order
+/// stage its contributions (scratch level 0 per row): by incidence (place_row_by_incidence)
+/// when the pattern kept its slots and the row's contributions fit one pass, else in column
+/// order (place_row_staged, cap per pass); with `cap` 0 lanes own entries and sum their
+/// contributions directly. No atomics, and the same summation order
 /// (so the same bits) on every backend, launch shape and run.
 template <class Device, class Element>
 struct NumericRows {
@@ -886,6 +956,8 @@ struct NumericRows {
   using member = typename Kokkos::TeamPolicy<exec>::member_type;
   Element element;
   Kokkos::View<const int*, Device> row_map, contrib, contrib_map;
+  /// The pattern's incidences and contribution slots (slots empty: column order only).
+  Kokkos::View<const int*, Device> inc_map, inc, slots;
   Kokkos::View<const double*, Device> data;
   double* values = nullptr;  // B * B reals per entry
   int n = 0, w = 1, cap = 0;
@@ -897,6 +969,14 @@ struct NumericRows {
     if (cap > 0) {
       double* const stage = static_cast<double*>(m.thread_scratch(0).get_shmem_aligned(
           std::size_t(cap + 1) * B * B * sizeof(double), sizeof(double)));
+      const int first = inc_map(v), deg = inc_map(v + 1) - first;
+      if (slots.extent(0) > 0 && deg * K <= cap) {
+        place_row_by_incidence(
+            LaneGroup(w), element, inc, slots, data, first, deg, len,
+            [&](int r) { return contrib_map(r0 + r); }, stage, cap,
+            values + std::size_t(r0) * (B * B));
+        return;
+      }
       place_row_staged(
           LaneGroup(w), element, contrib, data, contrib_map(r0), contrib_map(r0 + len), len,
           [&](int r) { return contrib_map(r0 + r); }, stage, cap,
