@@ -793,6 +793,47 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: errors name the element and the value", Dev
 }
 TEST_CASE_TEMPLATE_APPLY(assembly_errors, spk_test::all_devices);
 
+TEST_CASE_TEMPLATE_DEFINE("assembly: element data names the first degenerate element per call",
+                          Device, assembly_degenerate_calls) {
+  // Elasticity (13 reals: GPUs compute it by teams into the mesh matrix's flag): repeated calls
+  // on one mesh (and its copy, which shares the flag), degenerate, good, degenerate again.
+  const spk::TetMesh cube = spk::cube_mesh(3, 2, 2);
+  const spk::P1TetElasticity element(spk::ElasticMaterial{1.0, 0.3});
+  const auto mesh = spk::mesh_matrix<Device>(int(cube.vertices.size()), cube.tetrahedra);
+  const auto copy = mesh;
+  CHECK(mesh.flag().data() == copy.flag().data());
+  std::vector<Vec3> flat = cube.vertices;
+  for (int i : {cube.tetrahedra[5][0], cube.tetrahedra[5][1], cube.tetrahedra[5][2],
+                cube.tetrahedra[5][3]})
+    flat[std::size_t(i)] = {0.5, 0.5, 0.5};  // collapses element 5 and its neighbours
+  int first = int(cube.tetrahedra.size());  // by the elements' own test (spk::impl)
+  for (int e = int(cube.tetrahedra.size()) - 1; e >= 0; --e) {
+    double x[4][3], g[10];
+    const auto& tet = cube.tetrahedra[std::size_t(e)];
+    for (int a = 0; a < 4; ++a)
+      for (int d = 0; d < 3; ++d)
+        x[a][d] = flat[std::size_t(tet[std::size_t(a)])][std::size_t(d)];
+    if (!spk::impl::tet_gradients(x, g)) first = e;
+  }
+  REQUIRE(first <= 5);
+  const std::string message = "element " + std::to_string(first) + " (nodes";
+  Kokkos::View<double*, Device> data("data", cube.tetrahedra.size() * 13);
+  const auto bad_xyz = spk::node_coordinates<Device>(flat);
+  const auto good_xyz = spk::node_coordinates<Device>(cube.vertices);
+  for (int round = 0; round < 2; ++round) {
+    CAPTURE(round);
+    CHECK_THROWS_WITH_AS(spk::element_data(element, mesh, bad_xyz, data),
+                         doctest::Contains(message.c_str()), std::invalid_argument);
+    CHECK_NOTHROW(spk::element_data(element, copy, good_xyz, data));
+    CHECK_NOTHROW(spk::element_data(element, mesh, good_xyz, data));
+    CHECK_THROWS_WITH_AS(spk::element_data(element, copy, bad_xyz, data),
+                         doctest::Contains(message.c_str()), std::invalid_argument);
+  }
+  // a default-constructed mesh matrix has no flag and no elements
+  CHECK(spk::MeshMatrix<Device>().flag().data() == nullptr);
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_degenerate_calls, spk_test::all_devices);
+
 TEST_CASE_TEMPLATE_DEFINE("assembly: the chunked device scan", Device, assembly_scan) {
   for (const int len : {0, 1, 4095, 4096, 4097, 20011}) {
     CAPTURE(len);

@@ -493,11 +493,17 @@ void element_data(const Element& element, const MeshMatrix<Device>& mesh,
   int bad = mesh.n_elements();
   if (impl::is_gpu_space<exec>() && Element::data_size >= impl::element_data_team_min) {
     // parallel_for and an atomic minimum: the same kernel under parallel_reduce took 0.22 ms
-    // against 0.09 ms for 1.3M tetrahedra (H100, Kokkos 3.4).
+    // against 0.09 ms for 1.3M tetrahedra (H100, Kokkos 3.4). The minimum goes to the mesh
+    // matrix's flag, set by a launch (no allocation, no copy to the device, one wait).
     constexpr int team = 128;
-    Kokkos::View<int, dev> first(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                                    "spk::assembly::first_degenerate"));
-    Kokkos::deep_copy(first, bad);
+    Kokkos::View<int, dev> first = mesh.flag();
+    if (!first.data())
+      first = Kokkos::View<int, dev>(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                        "spk::assembly::first_degenerate"));
+    const int n_elements = mesh.n_elements();
+    Kokkos::parallel_for(
+        "spk::assembly::element_data::flag", Kokkos::RangePolicy<exec>(0, 1),
+        KOKKOS_LAMBDA(int) { first() = n_elements; });
     impl::ElementDataTeam<dev, Element> f{element,     mesh.nodes(), coords,
                                           data.data(), first.data(), mesh.n_elements()};
     Kokkos::parallel_for(

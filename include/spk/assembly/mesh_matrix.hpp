@@ -77,6 +77,7 @@ class MeshMatrix {
             "node table of ", nodes.extent(0), " entries exceeds int indexing");
     n_elements_ = int(nodes.extent(0) / std::size_t(nodes_per_element));
     check();
+    flag_ = Kokkos::View<int, device_type>("spk::MeshMatrix::flag");
   }
 
   int n_nodes() const { return n_nodes_; }
@@ -88,6 +89,11 @@ class MeshMatrix {
   const nodes_type& nodes() const { return nodes_; }
   /// Bytes held (the node table; no values, no column pointers).
   std::size_t memory_bytes() const { return nodes_.extent(0) * sizeof(int); }
+  /// One int on the device that spk::element_data reports the first degenerate element in, so
+  /// that repeated calls allocate nothing (an allocation and its free cost more than the kernel's
+  /// tail on GPUs). Shared by copies, like the node table: one element_data at a time per mesh.
+  /// Empty for a default-constructed mesh matrix.
+  const Kokkos::View<int, device_type>& flag() const { return flag_; }
 
   /// E as an explicit nodes x elements CSR matrix with the local indices as values (the form
   /// the paper starts from; for inspection and for general SpGEMM codes). O(nnz) on the device.
@@ -112,6 +118,7 @@ class MeshMatrix {
   int n_elements_ = 0;
   int k_ = 1;
   nodes_type nodes_;
+  Kokkos::View<int, device_type> flag_;
 };
 
 /// The mesh matrix of host elements (K nodes each, indices in [0, n_nodes)), copied to Device.
