@@ -593,7 +593,7 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: contribution slots invert the action map", 
     none.incidence_slots = false;
     const auto bare = spk::assemble_symbolic(mesh, none);
     CHECK(bare.contribution_slots.extent(0) == 0);
-    for (const int lanes : {0, 1, 32})
+    for (const int lanes : {0, 1, 8, 32})
       for (const int cap : {0, 8, 40}) {
         CAPTURE(lanes);
         CAPTURE(cap);
@@ -601,7 +601,8 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: contribution slots invert the action map", 
         params.symbolic_lanes = lanes;
         params.row_capacity = cap;
         const auto p = spk::assemble_symbolic(mesh, params);
-        if (cap == 8) CHECK(p.long_rows > 0);
+        // the capacity is at least the lanes per row (1 on CPUs whatever is asked)
+        if (cap == 8 && (lanes == 1 || lanes == 8)) CHECK(p.long_rows > 0);
         check_slots(p);
         // the rest of the pattern as without slots, and K^2 ints per element more memory
         CHECK(host_ints(p.contributions) == host_ints(bare.contributions));
@@ -689,6 +690,26 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: numeric re-assembly by incidence against th
   }
 }
 TEST_CASE_TEMPLATE_APPLY(assembly_by_incidence, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("assembly: the numeric stage capacity", Device, assembly_stage_cap) {
+  using exec = typename Device::execution_space;
+  const bool groups = spk::impl::lane_groups_on<exec>();
+  // automatic: staged only with lane groups (CUDA) and >= 32 contributions per row on average
+  CHECK(spk::impl::numeric_launch<exec>(14.6, 20.0, 9, 0, 0, 0, true).cap == 0);
+  const auto columns = spk::impl::numeric_launch<exec>(14.6, 91.4, 9, 0, 0, 0, false);
+  const auto incidence = spk::impl::numeric_launch<exec>(14.6, 91.4, 9, 0, 0, 0, true);
+  const auto laplacian = spk::impl::numeric_launch<exec>(14.6, 91.4, 1, 0, 0, 0, true);
+  CHECK(columns.cap == (groups ? 128 : 0));  // a power of two near 1.25 x the mean
+  CHECK(incidence.cap == (groups ? 96 : 0));  // a multiple of 16 >= 1.05 x the mean
+  CHECK(laplacian.cap == (groups ? 128 : 0));  // scalar entries: as in column order
+  CHECK(spk::impl::numeric_launch<exec>(14.6, 400.0, 9, 0, 0, 0, true).cap ==
+        (groups ? 256 : 0));
+  if (groups) CHECK(incidence.scratch_bytes == std::size_t(97 * 9 + 1) * sizeof(double));
+  // a given stage is kept (on GPUs halved only where one warp's rows would not fit)
+  CHECK(spk::impl::numeric_launch<exec>(14.6, 91.4, 9, 0, 0, 100, true).cap == 100);
+  CHECK(spk::impl::numeric_launch<exec>(14.6, 91.4, 9, 0, 0, -1, true).cap == 0);
+}
+TEST_CASE_TEMPLATE_APPLY(assembly_stage_cap, spk_test::all_devices);
 
 TEST_CASE_TEMPLATE_DEFINE("assembly: the mesh matrix E", Device, assembly_mesh_matrix) {
   // The paper's example (section III), zero-based: 8 nodes, 6 triangles.

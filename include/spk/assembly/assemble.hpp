@@ -49,7 +49,8 @@ struct AssemblyParams {
   /// Contributions a row of the numeric kernels stages in scratch per pass (all its lanes
   /// compute blocks, then each sums some entry components in element order; longer rows take
   /// several passes). 0: automatic (on CUDA for rows of at least 32 contributions on average,
-  /// a power of two near 1.25 x the mean contributions per row, 32..256; otherwise none);
+  /// a power of two near 1.25 x the mean contributions per row, 32..256, or with contribution
+  /// slots and block entries a multiple of 16 >= 1.05 x the mean; otherwise none);
   /// negative: none (each lane sums its own entries).
   int numeric_stage = 0;
   /// spk::assemble_symbolic also keeps where each incidence's contributions lie in the action
@@ -572,7 +573,8 @@ void assemble_numeric(
       p.n_nodes() > 0 ? double(p.contributions.extent(0)) / p.n_nodes() : 1.0;
   const impl::NumericLaunch l = impl::numeric_launch<exec>(
       mean_row, mean_contrib, Element::dofs_per_node * Element::dofs_per_node,
-      p.params.numeric_lanes, p.params.rows_per_team, p.params.numeric_stage);
+      p.params.numeric_lanes, p.params.rows_per_team, p.params.numeric_stage,
+      p.contribution_slots.extent(0) > 0);
   f.w = l.rows.lanes;
   f.cap = l.cap;
   const int league = (p.n_nodes() + l.rows.rows - 1) / l.rows.rows;

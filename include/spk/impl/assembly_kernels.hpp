@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -1005,14 +1006,18 @@ struct NumericLaunch {
 /// The numeric kernels' shape for rows of mean length mean_row and mean_contrib contributions
 /// with bb reals per entry. Staged (place_row_staged) when `stage` > 0 (on any backend), or when
 /// `stage` is 0 on CUDA for rows of at least 32 contributions on average (tetrahedra): cap =
-/// `stage` or a power of two near 1.25 x the mean contributions (32 .. 256), lanes (unless
+/// `stage` or a power of two near 1.25 x the mean contributions (32 .. 256); `by_incidence`
+/// (rows that fit one pass placed by incidence) with blocks (bb >= 4): a multiple of 16 >= 1.05
+/// x the mean (32 .. 256), the smallest stage most rows fit, since the stage's shared memory
+/// bounds the resident rows (H100, P1 elasticity on cube:60: 0.53 ms at 128, 0.46 at 96, 0.84 at
+/// 256); lanes (unless
 /// given) a power of two near half the mean contributions (8 .. 32), rows per team (unless
 /// given) about 128 threads, then rows and, where one warp's rows would not fit, cap halved
 /// until the team's scratch stays within about 40 KB (the results do not depend on either).
 /// Else row_launch.
 template <class ExecSpace>
 NumericLaunch numeric_launch(double mean_row, double mean_contrib, int bb, int lanes, int rows,
-                             int stage) {
+                             int stage, bool by_incidence = false) {
   NumericLaunch l;
   const bool groups = lane_groups_on<ExecSpace>();
   // Automatic: staged for rows of many contributions, where per-entry lanes diverge most (H100,
@@ -1027,7 +1032,12 @@ NumericLaunch numeric_launch(double mean_row, double mean_contrib, int bb, int l
   }
   // lanes and rows checked as row_launch checks them
   row_launch<ExecSpace>(mean_row, 0, lanes, rows);
-  l.cap = stage > 0 ? stage : pow2_clamp(1.25 * mean_contrib, 32, 256);
+  if (stage > 0)
+    l.cap = stage;
+  else if (by_incidence && bb >= 4)
+    l.cap = std::min(256, std::max(32, (int(1.05 * mean_contrib) + 15) / 16 * 16));
+  else
+    l.cap = pow2_clamp(1.25 * mean_contrib, 32, 256);
   const auto bytes = [&](int cap) {
     return std::size_t(cap + 1) * std::size_t(bb) * sizeof(double) + sizeof(double);
   };
