@@ -78,14 +78,28 @@ struct MatrixFeatures {
 
 namespace impl {
 
+/// Where compute_features's kernel leaves its results: host-pinned memory on CUDA (the host
+/// reads them after one fence, no copy), the device's memory elsewhere.
+template <class Device>
+struct feature_readback {
+  using space = typename Device::memory_space;
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <class Memory>
+struct feature_readback<Kokkos::Device<Kokkos::Cuda, Memory>> {
+  using space = Kokkos::CudaHostPinnedSpace;
+};
+#endif
+
 /// The device buffers compute_features reuses between calls on one memory space (guarded by
 /// the mutex; released when Kokkos finalizes).
 template <class Device>
 struct FeatureScratch {
   std::mutex mutex;
-  /// [0, 16): ints, the finished-team counter and the two maxima (zero between calls); then
-  /// the output (fs_count sums and fm_count maxima as doubles) and the value sample
-  Kokkos::View<unsigned char*, Device> io;
+  /// the finished-team counter and the two maxima (zero between calls)
+  Kokkos::View<int*, Device> state;
+  /// the output (fs_count sums and fm_count maxima as doubles), then the value sample
+  Kokkos::View<unsigned char*, typename feature_readback<Device>::space> io;
   Kokkos::View<double*, Device> partials;
   /// two diagonal bitmaps of `words` words each, used in turn: a call uses the clean one and
   /// zeroes the other (its first dirty[other] words), so no call fills a bitmap before its pass
@@ -100,6 +114,7 @@ FeatureScratch<Device>& feature_scratch() {
   static FeatureScratch<Device>* s = [] {
     auto* p = new FeatureScratch<Device>();
     Kokkos::push_finalize_hook([p] {
+      p->state = {};
       p->io = {};
       p->partials = {};
       p->bits = {};
@@ -111,10 +126,8 @@ FeatureScratch<Device>& feature_scratch() {
   return *s;
 }
 
-/// Offsets of FeatureScratch::io: the output after the 16-byte state, the sample after it.
-constexpr std::size_t feature_out_at = 16;
-constexpr std::size_t feature_sample_at =
-    (feature_out_at + (fs_count + fm_count) * sizeof(double) + 15) / 16 * 16;
+/// Offset of the sample in FeatureScratch::io.
+constexpr std::size_t feature_sample_at = ((fs_count + fm_count) * sizeof(double) + 15) / 16 * 16;
 
 /// The number of distinct values among n values of `bytes` bytes each at `data`, compared bit
 /// for bit (open addressing; O(n)).
@@ -147,13 +160,14 @@ inline std::int64_t count_distinct_values(const unsigned char* data, std::size_t
 }  // namespace impl
 
 /// The features of `a`, computed on its device (one pass over the row offsets and the column
-/// indices; on GPUs one launch and one copy of the results and a sample of values to the host).
-/// O(nrows + nnz).
+/// indices; on GPUs one launch, whose results and sample of values the host reads after one
+/// fence). O(nrows + nnz).
 template <class S, class D>
 MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   using device = impl::device_t<D>;
   using exec = typename device::execution_space;
   using csr = CsrMatrix<S, int, int, D>;
+  using io_space = typename impl::feature_readback<device>::space;
   constexpr bool gpu = impl::is_gpu_space<exec>();
   const auto t0 = std::chrono::steady_clock::now();
   MatrixFeatures f;
@@ -161,23 +175,35 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   f.ncols = a.ncols();
   f.nnz = a.nnz();
   const std::int64_t nhacks = (f.nrows + impl::feature_hack - 1) / impl::feature_hack;
-  const std::int64_t nchunks = (f.nnz + impl::feature_chunk - 1) / impl::feature_chunk;
+  // the value sample: entries at multiples of stride x feature_chunk, at most max_sample
+  const std::int64_t nchunks16 = (f.nnz + impl::feature_chunk - 1) / impl::feature_chunk;
   constexpr std::int64_t max_sample = impl::feature_max_sample;
-  const std::int64_t stride = nchunks > 0 ? (nchunks + max_sample - 1) / max_sample : 0;
-  const std::int64_t nsample = stride > 0 ? (nchunks + stride - 1) / stride : 0;
+  const std::int64_t stride = nchunks16 > 0 ? (nchunks16 + max_sample - 1) / max_sample : 0;
+  const std::int64_t nsample = stride > 0 ? (nchunks16 + stride - 1) / stride : 0;
   const std::size_t nwords = std::size_t((f.nrows + f.ncols + 30) / 32 + 1);
-  // GPUs: one team of feature_team items per block
-  constexpr int feature_team = 256;
+  // chunk items: feature_chunk entries each on CPUs; on GPUs fewer while that leaves at most
+  // 2^20 items (small matrices: more lanes, shorter chains of dependent loads)
+  std::int64_t chunk_len = impl::feature_chunk;
+  if (gpu)
+    while (chunk_len > 1 && (f.nnz + chunk_len / 2 - 1) / (chunk_len / 2) <= (1 << 20))
+      chunk_len /= 2;
+  const std::int64_t nchunks = (f.nnz + chunk_len - 1) / chunk_len;
+  // GPUs: teams of feature_warps warps, one item per lane
+  constexpr int feature_warps = 8;
+  constexpr int lanes = impl::Warp<exec>::size;
+  const std::int64_t per_team = std::int64_t(feature_warps) * lanes;
   const std::int64_t nitems = nhacks + nchunks;
-  const std::int64_t nteams = (nitems + feature_team - 1) / feature_team;
+  const std::int64_t nteams = (nitems + per_team - 1) / per_team;
   const std::size_t io_bytes = impl::feature_sample_at + std::size_t(max_sample) * sizeof(S);
 
   auto& scratch = impl::feature_scratch<device>();
   std::lock_guard<std::mutex> lock(scratch.mutex);
   // allocations (zero-filled) happen only when a buffer grows: on small matrices one costs
   // more than the pass
+  if (scratch.state.extent(0) == 0)
+    scratch.state = Kokkos::View<int*, device>("spk::features::state", 1 + impl::fm_count);
   if (scratch.io.extent(0) < io_bytes)
-    scratch.io = Kokkos::View<unsigned char*, device>("spk::features::io", io_bytes);
+    scratch.io = Kokkos::View<unsigned char*, io_space>("spk::features::io", io_bytes);
   if (gpu && scratch.partials.extent(0) < std::size_t(nteams) * impl::fs_count)
     scratch.partials = Kokkos::View<double*, device>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::features::partials"),
@@ -193,24 +219,21 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
     return Kokkos::subview(scratch.bits, std::make_pair(at, at + n));
   };
   const auto io = scratch.io;
-  Kokkos::View<int*, device, Kokkos::MemoryUnmanaged> state(reinterpret_cast<int*>(io.data()),
-                                                            1 + impl::fm_count);
+  const auto state = scratch.state;
   Kokkos::View<int*, device, Kokkos::MemoryUnmanaged> maxes(state.data() + 1, impl::fm_count);
-  Kokkos::View<double*, device, Kokkos::MemoryUnmanaged> out(
-      reinterpret_cast<double*>(io.data() + impl::feature_out_at),
-      impl::fs_count + impl::fm_count);
-  Kokkos::View<S*, device, Kokkos::MemoryUnmanaged> sample(
+  Kokkos::View<double*, io_space, Kokkos::MemoryUnmanaged> out(
+      reinterpret_cast<double*>(io.data()), impl::fs_count + impl::fm_count);
+  Kokkos::View<S*, io_space, Kokkos::MemoryUnmanaged> sample(
       reinterpret_cast<S*>(io.data() + impl::feature_sample_at), std::size_t(nsample));
   const auto bits = bitmap(cur, nwords);
   using kernel_type =
       impl::FeatureKernel<typename csr::row_map_type, typename csr::index_type,
                           typename csr::values_type, decltype(sample), decltype(bits),
                           decltype(maxes)>;
-  kernel_type k{impl::fs_count, a.row_map(), a.col_idx(), a.values(), sample, bits, maxes,
-                f.nrows,        f.ncols,     f.nnz,       nhacks,     stride};
-  // results: fs_count sums, fm_count maxima, then the sample's bytes
-  std::vector<unsigned char> host(impl::feature_sample_at - impl::feature_out_at +
-                                  std::size_t(nsample) * sizeof(S));
+  kernel_type k{impl::fs_count, a.row_map(), a.col_idx(), a.values(), sample, bits,   maxes,
+                f.nrows,        f.ncols,     f.nnz,       nhacks,     stride, chunk_len};
+  // results: fs_count sums and fm_count maxima (doubles), then the sample's bytes
+  std::vector<unsigned char> host(impl::feature_sample_at + std::size_t(nsample) * sizeof(S));
   double sums[impl::fs_count] = {};
   int mx[impl::fm_count] = {};
   if (nitems > 0) {
@@ -218,23 +241,28 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
       Kokkos::View<double*, device, Kokkos::MemoryUnmanaged> partial(
           scratch.partials.data(), std::size_t(nteams) * impl::fs_count);
       const auto clear = bitmap(other, scratch.dirty[other]);
-      constexpr std::int64_t max_rows = impl::feature_chunk * feature_team + 4;
+      const std::int64_t max_rows = per_team * chunk_len + 4;
       using team_kernel = impl::FeatureTeamKernel<kernel_type, decltype(partial),
                                                   decltype(state), decltype(out), decltype(clear)>;
-      team_kernel tk{k, partial, state, out, clear, nitems, nteams, feature_team, max_rows};
+      team_kernel tk{k, partial, state, out, clear, nitems, nteams, feature_warps, max_rows};
       Kokkos::parallel_for(
           "spk::features",
-          Kokkos::TeamPolicy<exec>(int(nteams), feature_team)
-              .set_scratch_size(0, Kokkos::PerTeam(team_kernel::scratch_bytes(max_rows))),
+          Kokkos::TeamPolicy<exec>(int(nteams), feature_warps, lanes)
+              .set_scratch_size(
+                  0, Kokkos::PerTeam(team_kernel::scratch_bytes(feature_warps, max_rows))),
           tk);
       scratch.dirty[cur] = nwords;
       scratch.dirty[other] = 0;
       scratch.next = other;
-      Kokkos::deep_copy(
-          Kokkos::View<unsigned char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host.data(),
-                                                                                   host.size()),
-          Kokkos::subview(io, std::make_pair(impl::feature_out_at,
-                                             impl::feature_out_at + host.size())));
+      if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, io_space>::accessible) {
+        exec().fence();
+        std::memcpy(host.data(), io.data(), host.size());
+      } else {
+        Kokkos::deep_copy(
+            Kokkos::View<unsigned char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                host.data(), host.size()),
+            Kokkos::subview(io, std::make_pair(std::size_t(0), host.size())));
+      }
       std::memcpy(sums, host.data(), sizeof sums);
       double m[impl::fm_count];
       std::memcpy(m, host.data() + sizeof sums, sizeof m);
@@ -246,13 +274,13 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
       exec().fence();
       // host memory: read the maxima and the sample, then leave the state and bitmap zero
       for (int q = 0; q < impl::fm_count; ++q) mx[q] = maxes(q);
-      std::memcpy(host.data() + (impl::feature_sample_at - impl::feature_out_at), sample.data(),
+      std::memcpy(host.data() + impl::feature_sample_at, sample.data(),
                   std::size_t(nsample) * sizeof(S));
       Kokkos::deep_copy(state, 0);
       Kokkos::deep_copy(bits, 0u);
     }
   }
-  const unsigned char* hs = host.data() + (impl::feature_sample_at - impl::feature_out_at);
+  const unsigned char* hs = host.data() + impl::feature_sample_at;
 
   const double n = double(f.nrows), nnz = double(f.nnz);
   f.row_max = mx[impl::fm_row_max];

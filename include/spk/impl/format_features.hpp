@@ -22,11 +22,14 @@
 #include <spk/impl/format_common.hpp>
 #include <spk/impl/kokkos_compat.hpp>
 #include <spk/impl/search.hpp>
+#include <spk/impl/warp.hpp>
 
 namespace spk {
 namespace impl {
 
-/// Entries per chunk item and rows per hack item of FeatureKernel.
+/// Entries per chunk item of FeatureKernel on CPU backends (and the most on GPUs, which take
+/// fewer on small matrices: shorter dependent chains, more threads), the granularity of the
+/// value sample, and rows per hack item.
 constexpr int feature_chunk = 16;
 constexpr int feature_hack = 32;
 /// Most values sampled (the first entry of every stride-th chunk).
@@ -72,7 +75,8 @@ struct FeatureKernel {
   Words diag_bits;    ///< (nrows + ncols + 30) / 32 words, zero on entry
   Maxes maxes;        ///< fm_count ints, zero on entry
   std::int64_t nrows, ncols, nnz, nhacks;
-  std::int64_t sample_stride;
+  std::int64_t sample_stride;  ///< in chunks of feature_chunk entries
+  std::int64_t chunk_len = feature_chunk;  ///< entries per chunk item
 
   KOKKOS_INLINE_FUNCTION void raise(int which, std::int64_t v) const {
     const int iv = int(v);
@@ -116,10 +120,15 @@ struct FeatureKernel {
   KOKKOS_INLINE_FUNCTION void chunk_item(const std::int64_t c, const Rows& rm,
                                          const std::int64_t search_lo,
                                          const std::int64_t search_hi, double* acc) const {
-    const std::int64_t e0 = c * feature_chunk;
-    const std::int64_t e1 = e0 + feature_chunk < nnz ? e0 + feature_chunk : nnz;
+    const std::int64_t e0 = c * chunk_len;
+    const std::int64_t e1 = e0 + chunk_len < nnz ? e0 + chunk_len : nnz;
     if (e0 >= e1) return;
-    if (sample_stride > 0 && c % sample_stride == 0) sample(c / sample_stride) = values(e0);
+    // the sample: the entries at multiples of sample_stride * feature_chunk
+    if (sample_stride > 0) {
+      const std::int64_t step = sample_stride * feature_chunk;
+      for (std::int64_t p = (e0 + step - 1) / step * step; p < e1; p += step)
+        sample(p / step) = values(p);
+    }
     std::int64_t i = impl::upper_bound(rm, search_lo, search_hi, e0) - 1;
     std::int64_t row_begin = std::int64_t(rm(i)), row_end = std::int64_t(rm(i + 1));
     std::int64_t prev_begin = i > 0 ? std::int64_t(rm(i - 1)) : 0;
@@ -182,21 +191,26 @@ struct ScratchRows {
 
 /// The GPU form of the feature pass, one launch from the matrix to the final sums.
 ///
-/// A team of `team` threads takes `team` consecutive items. Its chunk items cover one range of
-/// entries; the team finds the rows of its first and last entry (two binary searches), copies
-/// those rows' offsets into scratch memory when they fit (`scratch_rows`), and each thread
-/// searches its chunk's first row there (one binary search per chunk item in global memory was
-/// most of the pass on large matrices). The team's sums go to `partial` as one row; the last
-/// team to finish (an atomic counter, with memory fences) adds the rows up into `out` (sums,
-/// then the two maxima as doubles) and puts the counter and the maxima back to zero for the
-/// next call. Every thread also zeroes its share of `clear` (the other of two alternating
-/// diagonal bitmaps, dirtied by the previous call), so no call needs a separate fill.
+/// A team of `warps` warps (TeamPolicy(nteams, warps, Warp::size): each vector a warp) takes
+/// warps x 32 consecutive items, one per lane. Its chunk items cover one range of entries; the
+/// team finds the rows of its first and last entry (two binary searches), copies those rows'
+/// offsets into scratch memory when they fit (`max_rows`), and each lane searches its chunk's
+/// first row there (one binary search per item in global memory was most of the pass on large
+/// matrices). Sums reduce by warp shuffles, then across warps through scratch memory (one
+/// barrier), into one row of `partial` per team; the last team to finish (an atomic counter,
+/// with memory fences) adds the rows up into `out` (sums, then the maxima as doubles) and puts
+/// the counter and the maxima back to zero for the next call. Every lane also zeroes its share
+/// of `clear` (the other of two alternating diagonal bitmaps, dirtied by the previous call), so
+/// no call needs a separate fill.
 template <class Kernel, class Partials, class State, class Out, class Words>
 struct FeatureTeamKernel {
   using exec = typename Partials::execution_space;
   using member = typename Kokkos::TeamPolicy<exec>::member_type;
+  using warp = Warp<exec>;
   using offset_type = typename Kernel::row_map_value;
   using scratch_rows = Kokkos::View<offset_type*, typename exec::scratch_memory_space,
+                                    Kokkos::MemoryUnmanaged>;
+  using scratch_sums = Kokkos::View<double*, typename exec::scratch_memory_space,
                                     Kokkos::MemoryUnmanaged>;
   using scratch_ends = Kokkos::View<std::int64_t*, typename exec::scratch_memory_space,
                                     Kokkos::MemoryUnmanaged>;
@@ -207,32 +221,35 @@ struct FeatureTeamKernel {
   Out out;           ///< fs_count sums, then fm_count maxima
   Words clear;       ///< words to zero
   std::int64_t nitems, nteams;
-  int team;
+  int warps;              ///< warps (vectors) per team
   std::int64_t max_rows;  ///< row offsets a team may keep in scratch memory
 
-  static std::size_t scratch_bytes(std::int64_t max_rows) {
-    return scratch_rows::shmem_size(max_rows) + scratch_ends::shmem_size(2);
+  static std::size_t scratch_bytes(int warps, std::int64_t max_rows) {
+    return scratch_sums::shmem_size(std::size_t(warps) * fs_count) +
+           scratch_ends::shmem_size(2) + scratch_rows::shmem_size(max_rows);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& t) const {
-    const std::int64_t first = std::int64_t(t.league_rank()) * team;
-    const std::int64_t last = first + team < nitems ? first + team : nitems;
-    const std::int64_t nthreads = nteams * team;
-    for (std::int64_t w = first + t.team_rank(); w < std::int64_t(clear.extent(0)); w += nthreads)
+    const int lanes = warp::size;
+    const std::int64_t per_team = std::int64_t(warps) * lanes;
+    const int tid = t.team_rank() * lanes + warp::lane();
+    const std::int64_t first = std::int64_t(t.league_rank()) * per_team;
+    const std::int64_t last = first + per_team < nitems ? first + per_team : nitems;
+    const std::int64_t nthreads = nteams * per_team;
+    for (std::int64_t w = first + tid; w < std::int64_t(clear.extent(0)); w += nthreads)
       clear(w) = 0u;
-    // rows of the team's entries
+    scratch_sums sums(t.team_scratch(0), std::size_t(warps) * fs_count);
     scratch_ends ends(t.team_scratch(0), 2);
     scratch_rows rows(t.team_scratch(0), max_rows);
+    // rows of the team's entries
     const std::int64_t c0 = (first > k.nhacks ? first : k.nhacks) - k.nhacks;
     const std::int64_t c1 = last > k.nhacks ? last - k.nhacks : 0;
     std::int64_t ra = 0, rb = -1;
     if (c1 > c0 && k.nnz > 0) {
-      const std::int64_t e_first = c0 * feature_chunk;
-      std::int64_t e_last = c1 * feature_chunk;
+      const std::int64_t e_first = c0 * k.chunk_len;
+      std::int64_t e_last = c1 * k.chunk_len;
       e_last = (e_last < k.nnz ? e_last : k.nnz) - 1;
-      if (t.team_rank() < 2)
-        ends(t.team_rank()) =
-            row_of_entry(k.row_map, k.nrows, t.team_rank() == 0 ? e_first : e_last);
+      if (tid < 2) ends(tid) = row_of_entry(k.row_map, k.nrows, tid == 0 ? e_first : e_last);
       t.team_barrier();
       ra = ends(0);
       rb = ends(1);
@@ -240,12 +257,12 @@ struct FeatureTeamKernel {
     const std::int64_t lo = ra > 0 ? ra - 1 : 0;
     const bool staged = rb >= ra && rb + 2 - lo <= max_rows;
     if (staged) {
-      for (std::int64_t r = lo + t.team_rank(); r <= rb + 1; r += team) rows(r - lo) = k.row_map(r);
+      for (std::int64_t r = lo + tid; r <= rb + 1; r += per_team) rows(r - lo) = k.row_map(r);
       t.team_barrier();
     }
     double v[fs_count];
     for (unsigned q = 0; q < fs_count; ++q) v[q] = 0;
-    const std::int64_t item = first + t.team_rank();
+    const std::int64_t item = first + tid;
     if (item < last) {
       if (item < k.nhacks)
         k.hack_item(item, v);
@@ -255,14 +272,22 @@ struct FeatureTeamKernel {
       else
         k.chunk_item(item - k.nhacks, k.row_map, std::int64_t(1), k.nrows, v);
     }
-    Kokkos::memory_fence();  // this thread's atomics on the maxima, before the count below
-    for (unsigned q = 0; q < fs_count; ++q) t.team_reduce(Kokkos::Sum<double>(v[q]));
+    Kokkos::memory_fence();  // this lane's atomics on the maxima, before the count below
+    // the warp's sums by shuffles (lane 0 ends with them), then across the team's warps
+    for (int m = lanes / 2; m > 0; m /= 2)
+      for (unsigned q = 0; q < fs_count; ++q) v[q] += warp::shfl(v[q], warp::lane() ^ m);
+    if (warp::lane() == 0)
+      for (unsigned q = 0; q < fs_count; ++q) sums(t.team_rank() * fs_count + q) = v[q];
+    t.team_barrier();
     int is_last = 0;
     Kokkos::single(
         Kokkos::PerTeam(t),
         [&](int& l) {
-          for (unsigned q = 0; q < fs_count; ++q)
-            partial(std::size_t(t.league_rank()) * fs_count + q) = v[q];
+          for (unsigned q = 0; q < fs_count; ++q) {
+            double s = 0;
+            for (int w = 0; w < warps; ++w) s += sums(w * fs_count + q);
+            partial(std::size_t(t.league_rank()) * fs_count + q) = s;
+          }
           Kokkos::memory_fence();
           l = Kokkos::atomic_fetch_add(&state(0), 1) == int(nteams - 1) ? 1 : 0;
         },
@@ -271,13 +296,21 @@ struct FeatureTeamKernel {
     Kokkos::memory_fence();
     // the last team: every other team's row is written; read them past the caches
     const volatile double* p = partial.data();
-    for (unsigned q = 0; q < fs_count; ++q) {
-      double s = 0;
-      for (std::int64_t r = t.team_rank(); r < nteams; r += team) s += p[r * fs_count + q];
-      t.team_reduce(Kokkos::Sum<double>(s));
-      if (t.team_rank() == 0) out(q) = s;
-    }
-    if (t.team_rank() == 0) {
+    for (unsigned q = 0; q < fs_count; ++q) v[q] = 0;
+    for (std::int64_t r = tid; r < nteams; r += per_team)
+      for (unsigned q = 0; q < fs_count; ++q) v[q] += p[r * fs_count + q];
+    for (int m = lanes / 2; m > 0; m /= 2)
+      for (unsigned q = 0; q < fs_count; ++q) v[q] += warp::shfl(v[q], warp::lane() ^ m);
+    t.team_barrier();  // the sums above are read
+    if (warp::lane() == 0)
+      for (unsigned q = 0; q < fs_count; ++q) sums(t.team_rank() * fs_count + q) = v[q];
+    t.team_barrier();
+    if (tid == 0) {
+      for (unsigned q = 0; q < fs_count; ++q) {
+        double s = 0;
+        for (int w = 0; w < warps; ++w) s += sums(w * fs_count + q);
+        out(q) = s;
+      }
       const volatile int* st = state.data();
       for (int m = 0; m < fm_count; ++m) {
         out(fs_count + m) = double(st[1 + m]);
