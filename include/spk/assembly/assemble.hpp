@@ -56,9 +56,9 @@ struct AssemblyParams {
   /// spk::assemble_symbolic also keeps where each incidence's contributions lie in the action
   /// map (AssemblyPattern::contribution_slots, K ints per incidence), and the staged numeric
   /// kernel then takes a row's contributions in incidence order (the lanes that read one
-  /// element's data read it together) and scatters their blocks to their entries' places, in
-  /// passes of the stage's size; rows of more than 4 passes keep the column order. false:
-  /// neither (K^2 ints per element less). The same bits either way. spk::assemble ignores it.
+  /// element's data read it together) and scatters their blocks to their entries' places; rows
+  /// of more contributions than a stage pass holds keep the column order. false: neither (K^2
+  /// ints per element less). The same bits either way. spk::assemble ignores it.
   bool incidence_slots = true;
 };
 

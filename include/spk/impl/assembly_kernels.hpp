@@ -724,21 +724,15 @@ KOKKOS_INLINE_FUNCTION void place_row_staged(const LaneGroup& g, const Element& 
   }
 }
 
-/// Rows placed by incidence take at most this many passes of the stage (each pass reads all
-/// the row's slots); longer rows keep the column order, whose cost is linear in the row.
-constexpr int incidence_passes_max = 4;
-
-/// place_row_staged for a row of c = deg K contributions (c <= incidence_passes_max cap), taken
-/// in incidence order instead of column order. The row's incidences are inc(first .. first +
-/// deg - 1) (each e K + k, in element order); its contribution t = s K + b, (e K + k) K + b of
+/// place_row_staged for a row whose c = deg K contributions fit one pass (c <= cap), taken in
+/// incidence order instead of column order. The row's incidences are inc(first .. first + deg
+/// - 1) (each e K + k, in element order); its contribution t = s K + b, (e K + k) K + b of
 /// incidence s, lies at slots(first K + t) of the action map (AssemblyPattern::
-/// contribution_slots). Per pass over the places [qa, qa + cap) of the row's contributions, the
-/// lanes go through all c in incidence order and stage the blocks whose place lies in the pass
-/// at stage column place - qa, where place_row_staged puts them; then sum_staged. Lane t takes
-/// contributions t, t + W, ...: the K lanes of one incidence load the same element's data in
-/// the same instructions (a warp's load touches about W / K elements, where column order
-/// touches up to W), and the slots are read contiguously. Every block is computed once. The
-/// same blocks in the same places: the same bits as place_row_staged.
+/// contribution_slots), so its block goes to stage column slots(first K + t) - first K, where
+/// place_row_staged puts it; then sum_staged. Lane t takes contributions t, t + W, ...: the K
+/// lanes of one incidence load the same element's data in the same instructions (a warp's
+/// load touches about W / K elements, where column order touches up to W), and the slots are
+/// read contiguously. The same blocks in the same places: the same bits as place_row_staged.
 template <class Element, class Inc, class Slots, class Data, class Start>
 KOKKOS_INLINE_FUNCTION void place_row_by_incidence(const LaneGroup& g, const Element& element,
                                                    const Inc& inc, const Slots& slots,
@@ -751,36 +745,27 @@ KOKKOS_INLINE_FUNCTION void place_row_by_incidence(const LaneGroup& g, const Ele
   const int lane = g.lane(), w = g.w;
   const int ld = cap + 1;
   const int q0 = first * K, c = deg * K;
-  for (int qa = 0; qa < c; qa += cap) {
-    const int nq = c - qa < cap ? c - qa : cap;
-    const int lo = q0 + qa;  // this pass's first place
-    int t = lane;
-    for (; t + w < c; t += 2 * w) {  // two at a time: both loads before the first store
-      const int s0 = slots(q0 + t) - lo, s1 = slots(q0 + t + w) - lo;
-      const bool in0 = s0 >= 0 && s0 < nq, in1 = s1 >= 0 && s1 < nq;
-      if (!in0 && !in1) continue;
-      const int p0 = inc(first + t / K), p1 = inc(first + (t + w) / K);
-      double b0[BB] = {}, b1[BB] = {};  // (initialised for the compiler's sake)
-      if (in0) element.entry(&data(std::size_t(p0 / K) * C), p0 % K, t % K, b0);
-      if (in1) element.entry(&data(std::size_t(p1 / K) * C), p1 % K, (t + w) % K, b1);
-      for (int i = 0; i < BB; ++i) {
-        if (in0) stage[i * ld + s0] = b0[i];
-        if (in1) stage[i * ld + s1] = b1[i];
-      }
+  int t = lane;
+  for (; t + w < c; t += 2 * w) {  // two at a time: both loads before the first store
+    const int p0 = inc(first + t / K), p1 = inc(first + (t + w) / K);
+    const int s0 = slots(q0 + t) - q0, s1 = slots(q0 + t + w) - q0;
+    double b0[BB], b1[BB];
+    element.entry(&data(std::size_t(p0 / K) * C), p0 % K, t % K, b0);
+    element.entry(&data(std::size_t(p1 / K) * C), p1 % K, (t + w) % K, b1);
+    for (int i = 0; i < BB; ++i) {
+      stage[i * ld + s0] = b0[i];
+      stage[i * ld + s1] = b1[i];
     }
-    if (t < c) {
-      const int s0 = slots(q0 + t) - lo;
-      if (s0 >= 0 && s0 < nq) {
-        const int p = inc(first + t / K);
-        double b0[BB];
-        element.entry(&data(std::size_t(p / K) * C), p % K, t % K, b0);
-        for (int i = 0; i < BB; ++i) stage[i * ld + s0] = b0[i];
-      }
-    }
-    g.sync();
-    sum_staged<BB>(g, lo, nq, len, start, stage, ld, out);
-    g.sync();
   }
+  if (t < c) {
+    const int p = inc(first + t / K), s0 = slots(q0 + t) - q0;
+    double b0[BB];
+    element.entry(&data(std::size_t(p / K) * C), p % K, t % K, b0);
+    for (int i = 0; i < BB; ++i) stage[i * ld + s0] = b0[i];
+  }
+  g.sync();
+  sum_staged<BB>(g, q0, c, len, start, stage, ld, out);
+  g.sync();
 }
 
 /// Full assembly's last step, after the pattern rows and the scan of their lengths: row v's CSR
@@ -959,8 +944,8 @@ struct ElementDataTeam {
 /// blocks entry(data_e, k, b) of the contributions contrib(contrib_map(entry) ..
 /// contrib_map(entry + 1) - 1), each packed (e K + k) K + b. With `cap` > 0 the row's W lanes
 /// stage its contributions (scratch level 0 per row): by incidence (place_row_by_incidence)
-/// when the pattern kept its slots and the row's contributions fit incidence_passes_max
-/// passes, else in column order (place_row_staged, cap per pass); with `cap` 0 lanes own entries and sum their
+/// when the pattern kept its slots and the row's contributions fit one pass, else in column
+/// order (place_row_staged, cap per pass); with `cap` 0 lanes own entries and sum their
 /// contributions directly. No atomics, and the same summation order
 /// (so the same bits) on every backend, launch shape and run.
 template <class Device, class Element>
@@ -986,7 +971,7 @@ struct NumericRows {
       double* const stage = static_cast<double*>(m.thread_scratch(0).get_shmem_aligned(
           std::size_t(cap + 1) * B * B * sizeof(double), sizeof(double)));
       const int first = inc_map(v), deg = inc_map(v + 1) - first;
-      if (slots.extent(0) > 0 && deg * K <= incidence_passes_max * cap) {
+      if (slots.extent(0) > 0 && deg * K <= cap) {
         place_row_by_incidence(
             LaneGroup(w), element, inc, slots, data, first, deg, len,
             [&](int r) { return contrib_map(r0 + r); }, stage, cap,
@@ -1022,8 +1007,8 @@ struct NumericLaunch {
 /// with bb reals per entry. Staged (place_row_staged) when `stage` > 0 (on any backend), or when
 /// `stage` is 0 on CUDA for rows of at least 32 contributions on average (tetrahedra): cap =
 /// `stage` or a power of two near 1.25 x the mean contributions (32 .. 256); `by_incidence`
-/// (rows placed by incidence) with blocks (bb >= 4): a multiple of 16 >= 1.05 x the mean
-/// (32 .. 256), a stage most rows fit in one pass, since the stage's shared memory
+/// (rows that fit one pass placed by incidence) with blocks (bb >= 4): a multiple of 16 >= 1.05
+/// x the mean (32 .. 256), the smallest stage most rows fit, since the stage's shared memory
 /// bounds the resident rows (H100, P1 elasticity on cube:60: 0.53 ms at 128, 0.46 at 96, 0.84 at
 /// 256); lanes (unless
 /// given) a power of two near half the mean contributions (8 .. 32), rows per team (unless
