@@ -131,12 +131,9 @@ struct CsrVectorSpmv {
         if (vector_length == 1) {
           sum = strided_dot(b, e, F(1));  // one row per thread: four loads in flight
         } else {
-          // lane l takes entries b + l, b + l + V, ...: each step of the vector reads V
-          // consecutive entries, and a lane keeps four of its entries in flight
-          const F v = F(vector_length);
           Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, vector_length),
-              [&](const int l, S& s) { s += strided_dot(b + F(l), e, v); }, sum);
+              Kokkos::ThreadVectorRange(team, b, e),
+              [&](const F k, S& s) { s += values(k) * x(col_idx(k)); }, sum);
         }
         Kokkos::single(Kokkos::PerThread(team), [&]() {
           y(i) = beta_zero ? alpha * sum : alpha * sum + beta * y(i);
