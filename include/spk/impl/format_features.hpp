@@ -113,9 +113,10 @@ struct FeatureKernel {
     raise(fm_row_max, hmax);
   }
 
-  /// Entries 16c .. 16c + 15. `rm` reads the row offsets (the row map itself, or a team's copy
-  /// of the rows its entries lie in); the chunk's first row is searched among rows
-  /// [search_lo - 1, search_hi), which must hold it.
+  /// Entries chunk_len c .. chunk_len (c + 1) - 1, and the sample points among them. `rm` reads
+  /// the row offsets (the row map itself, or a team's copy of the rows its entries lie in);
+  /// the chunk's first row is searched among rows [search_lo - 1, search_hi), which must hold
+  /// it.
   template <class Rows>
   KOKKOS_INLINE_FUNCTION void chunk_item(const std::int64_t c, const Rows& rm,
                                          const std::int64_t search_lo,
@@ -123,19 +124,36 @@ struct FeatureKernel {
     const std::int64_t e0 = c * chunk_len;
     const std::int64_t e1 = e0 + chunk_len < nnz ? e0 + chunk_len : nnz;
     if (e0 >= e1) return;
-    // the sample: the entries at multiples of sample_stride * feature_chunk
-    if (sample_stride > 0) {
-      const std::int64_t step = sample_stride * feature_chunk;
-      for (std::int64_t p = (e0 + step - 1) / step * step; p < e1; p += step)
-        sample(p / step) = values(p);
-    }
+    take_samples(e0, e1);
+    entries(e0, 1, chunk_len, rm, search_lo, search_hi, acc);
+  }
+
+  /// The sample: the entries at multiples of sample_stride * feature_chunk in [e0, e1).
+  KOKKOS_INLINE_FUNCTION void take_samples(const std::int64_t e0, std::int64_t e1) const {
+    if (e1 > nnz) e1 = nnz;
+    if (sample_stride <= 0) return;
+    const std::int64_t step = sample_stride * feature_chunk;
+    for (std::int64_t p = (e0 + step - 1) / step * step; p < e1; p += step)
+      sample(p / step) = values(p);
+  }
+
+  /// Entries e0, e0 + stride, ... (count of them, those below nnz): every per-entry feature.
+  /// The rows are walked forward from the first entry's row (searched as chunk_item says).
+  template <class Rows>
+  KOKKOS_INLINE_FUNCTION void entries(const std::int64_t e0, const std::int64_t stride,
+                                      const std::int64_t count, const Rows& rm,
+                                      const std::int64_t search_lo,
+                                      const std::int64_t search_hi, double* acc) const {
+    if (e0 >= nnz) return;
     std::int64_t i = impl::upper_bound(rm, search_lo, search_hi, e0) - 1;
     std::int64_t row_begin = std::int64_t(rm(i)), row_end = std::int64_t(rm(i + 1));
     std::int64_t prev_begin = i > 0 ? std::int64_t(rm(i - 1)) : 0;
     std::int64_t off_max = 0;
     int new_diags = 0, near = 0, same = 0;
     std::uint64_t hash = 0;
-    for (std::int64_t e = e0; e < e1; ++e) {
+    for (std::int64_t m = 0; m < count; ++m) {
+      const std::int64_t e = e0 + m * stride;
+      if (e >= nnz) break;
       while (e >= row_end) {
         prev_begin = row_begin;
         row_begin = row_end;
@@ -263,7 +281,19 @@ struct FeatureTeamKernel {
     double v[fs_count];
     for (unsigned q = 0; q < fs_count; ++q) v[q] = 0;
     const std::int64_t item = first + tid;
-    if (item < last) {
+    // a warp of chunk items only takes its entries lane-strided (each load of the warp reads
+    // consecutive entries); the warp holding the first chunk items, after hack items, takes a
+    // chunk per lane
+    const std::int64_t warp_first = item - warp::lane();
+    if (warp_first >= k.nhacks && warp_first < last) {
+      const std::int64_t w0 = (warp_first - k.nhacks) * k.chunk_len;
+      if (warp::lane() == 0) k.take_samples(w0, w0 + lanes * k.chunk_len);
+      if (staged)
+        k.entries(w0 + warp::lane(), lanes, k.chunk_len, ScratchRows<offset_type>{rows.data(), lo},
+                  ra + 1, rb + 1, v);
+      else
+        k.entries(w0 + warp::lane(), lanes, k.chunk_len, k.row_map, std::int64_t(1), k.nrows, v);
+    } else if (item < last) {
       if (item < k.nhacks)
         k.hack_item(item, v);
       else if (staged)
