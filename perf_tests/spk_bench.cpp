@@ -68,9 +68,6 @@ const char* const usage_text = R"(usage: spk-bench [options]
   --mode N|T|H           op(A) (default N; H only for complex)
   --warmup N             untimed runs before timing (default 5)
   --repeat N             timed runs; the median is reported (default 50)
-  --interleave           time the formats of a matrix round-robin (each repetition runs
-                         every format once) instead of one after another, so that all see
-                         the same clocks and caches; for comparisons on small matrices
   --json FILE            write the results as JSON
   --memory-only          no timing, on the host: memory per format and row statistics
   --help                 this text
@@ -140,7 +137,6 @@ struct Options {
   spk::Mode mode = spk::Mode::N;
   int warmup = 5;
   int repeat = 50;
-  bool interleave = false;
   std::string json;
   bool memory_only = false;
   std::string command;
@@ -216,8 +212,6 @@ Options parse(int argc, char** argv) {
       o.warmup = to_int(a, value());
     } else if (a == "--repeat") {
       o.repeat = std::max(1, to_int(a, value()));
-    } else if (a == "--interleave") {
-      o.interleave = true;
     } else if (a == "--json") {
       o.json = value();
     } else if (a == "--memory-only") {
@@ -746,22 +740,13 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
     all_correct = all_correct && r.correct;
     results.push_back(r);
   }
-  // timing: each candidate after the other, or round-robin (--interleave)
+  // timing, after every candidate's check: each candidate's repetitions back to back (timed
+  // round-robin, small matrices' products depended on what the previous format left in the
+  // caches: H100 run 6 of the selection suite)
   std::vector<std::vector<double>> times(cands.size());
-  if (!o.interleave) {
-    for (std::size_t i = 0; i < cands.size(); ++i)
-      times[i] = spk_bench::time_ms([&] { cands[i].run(traits::one(), traits::zero()); },
-                                    o.warmup, o.repeat);
-  } else {
-    for (auto& cand : cands)
-      spk_bench::time_ms([&] { cand.run(traits::one(), traits::zero()); }, o.warmup, 0);
-    for (int rep = 0; rep < o.repeat; ++rep)
-      for (std::size_t i = 0; i < cands.size(); ++i) {
-        const auto t = spk_bench::time_ms([&] { cands[i].run(traits::one(), traits::zero()); },
-                                          0, 1);
-        times[i].push_back(t[0]);
-      }
-  }
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    times[i] = spk_bench::time_ms([&] { cands[i].run(traits::one(), traits::zero()); },
+                                  o.warmup, o.repeat);
   for (std::size_t i = 0; i < cands.size(); ++i) {
     Result& r = results[results.size() - cands.size() + i];
     const auto st = spk_bench::stats_of(times[i]);

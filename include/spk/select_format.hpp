@@ -377,8 +377,8 @@ struct SelectOptions {
   /// model's first choice, nothing converted or timed.
   bool trial = false;
   int trial_candidates = 4;
-  int trial_warmup = 3;
-  int trial_repeat = 10;
+  int trial_warmup = 3;   ///< untimed products per candidate (at least 10 when cache-resident)
+  int trial_repeat = 10;  ///< timed products per candidate, median (at least 40 when cached)
   /// Formats holding more bytes than this are excluded (0: no limit): the candidates are then
   /// converted in ranked order until one fits (feature-only) or before they are timed.
   std::size_t memory_budget_bytes = 0;
@@ -662,38 +662,22 @@ FormatChoice select_format(const CsrMatrix<S, int, int, D>& a, const SelectOptio
     }
   };
   const auto product = [&](const Matrix<S, D>& m) { spmv(options.mode, one, m, x, zero, y); };
-  // cache-resident matrices: every candidate, timed round-robin (each repetition runs every
-  // candidate once, so all see the same clocks and cache state; a product takes microseconds,
-  // and candidates timed one after another differed by 10-40% from one run to the next)
-  std::vector<std::pair<RankedCandidate*, Matrix<S, D>>> built;
   for (auto& r : out.ranked) {
     const bool is_default_csr = r.config.name() == "csr";
+    // cache-resident matrices: every candidate (each product takes microseconds)
     if (!r.note.empty() || (!cached && timed >= options.trial_candidates && !is_default_csr))
       continue;
     Matrix<S, D> m;
     if (!build(r, m)) continue;
     ++timed;
-    if (cached) {
-      built.emplace_back(&r, std::move(m));
-      continue;
-    }
-    r.measured_ms = impl::median_ms<exec>([&] { product(m); }, options.trial_warmup,
-                                          options.trial_repeat);
+    // a cache-resident product takes microseconds: more warm-up after the conversion and more
+    // repetitions separate candidates whose medians differ by a microsecond. (Timing them
+    // round-robin instead was tried on the H100, run 6: each product then depends on what the
+    // one before left in the caches, and the spread grew.)
+    r.measured_ms = impl::median_ms<exec>(
+        [&] { product(m); }, cached ? std::max(options.trial_warmup, 10) : options.trial_warmup,
+        cached ? std::max(options.trial_repeat, 40) : options.trial_repeat);
     take(r, m);
-  }
-  if (!built.empty()) {
-    for (auto& b : built) (void)impl::median_ms<exec>([&] { product(b.second); },
-                                                      options.trial_warmup, 1);
-    const int repeat = std::max(options.trial_repeat, 40);
-    std::vector<std::vector<double>> t(built.size());
-    for (int rep = 0; rep < repeat; ++rep)
-      for (std::size_t i = 0; i < built.size(); ++i)
-        t[i].push_back(impl::median_ms<exec>([&] { product(built[i].second); }, 0, 1));
-    for (std::size_t i = 0; i < built.size(); ++i) {
-      std::sort(t[i].begin(), t[i].end());
-      built[i].first->measured_ms = t[i][t[i].size() / 2];
-      take(*built[i].first, built[i].second);
-    }
   }
   require(best >= 0, "spk::select_format", "no format fits the memory budget of ",
           options.memory_budget_bytes, " bytes");

@@ -55,9 +55,8 @@ if [ "$steps" = large ] || [ "$steps" = all ]; then
 fi
 if [ "$steps" = small ] || [ "$steps" = all ]; then
   echo "== suite, shared real matrices"
-  # cache-resident products take microseconds: every format timed round-robin (--interleave)
   SUITE_FILE=perf_tests/device/suite_shared_only.txt SUITE_TAG=select-small timeout "${SMALL_TIMEOUT:-240}" \
-    $run suite $bench_args --interleave > /dev/null 2> "$out/select-small.err"
+    $run suite $bench_args > /dev/null 2> "$out/select-small.err"
   r=$?
   [ $r -ne 0 ] && { echo "FAILED: small suite (exit $r)"; rc=1; }
   grep "^auto " "$out/select-small.log" | grep features | head -60
