@@ -226,6 +226,29 @@ void run_element(const Element& element, const std::string& mesh_name,
     }
     report.rows.push_back(r);
   };
+  // spk-numeric and spk-placement (+ suffix) on `pattern`: element data and placement, then
+  // placement alone; `first(memory, error)` adds the rows that go before them
+  auto numeric_rows = [&](const spk::AssemblyPattern<Device>& pattern, const std::string& suffix,
+                          const auto& first) {
+    const auto kept = spk::assembled_matrix<Element>(pattern);
+    Kokkos::View<double*, Device> data(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "data"),
+        std::size_t(mesh.n_elements()) * Element::data_size);
+    const auto num = time_device(
+        [&] {
+          spk::element_data(element, mesh, coords, data);
+          spk::assemble_numeric(pattern, element, data, kept);
+        },
+        [] {}, opt.warmup, opt.repeat);
+    const double err_num = compare(ref, to_host(kept, B));
+    const auto place = time_device([&] { spk::assemble_numeric(pattern, element, data, kept); },
+                                   [] {}, opt.warmup, opt.repeat);
+    const std::size_t mem = mesh.memory_bytes() + pattern.memory_bytes() +
+                            data.extent(0) * sizeof(double) + kept.values().extent(0) * B * B * 8;
+    first(mem, err_num);
+    add("spk-numeric" + suffix, num, mem, err_num);
+    add("spk-placement" + suffix, place, mem, compare(ref, to_host(kept, B)));
+  };
   if (has(opt.methods, "spk")) {
     matrix_t held;
     spk::AssemblyPattern<Device> pattern;
@@ -234,48 +257,16 @@ void run_element(const Element& element, const std::string& mesh_name,
     const auto sym = time_device([&] { pattern = spk::assemble_symbolic(mesh, opt.params); },
                                  [&] { pattern = spk::AssemblyPattern<Device>(); }, opt.warmup,
                                  opt.repeat);
-    const auto kept = spk::assembled_matrix<Element>(pattern);
-    Kokkos::View<double*, Device> data(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "data"),
-        std::size_t(mesh.n_elements()) * Element::data_size);
-    const auto num = time_device(
-        [&] {
-          spk::element_data(element, mesh, coords, data);
-          spk::assemble_numeric(pattern, element, data, kept);
-        },
-        [] {}, opt.warmup, opt.repeat);
-    const double err_num = compare(ref, to_host(kept, B));
-    const auto place = time_device([&] { spk::assemble_numeric(pattern, element, data, kept); },
-                                   [] {}, opt.warmup, opt.repeat);
-    const std::size_t mem = mesh.memory_bytes() + pattern.memory_bytes() +
-                            data.extent(0) * sizeof(double) + kept.values().extent(0) * B * B * 8;
-    add("spk-full", full, mem, compare(ref, to_host(held, B)));
-    // the timed symbolic phase's pattern is the one spk-numeric fills and checks
-    add("spk-symbolic", sym, mesh.memory_bytes() + pattern.memory_bytes(), err_num);
-    add("spk-numeric", num, mem, err_num);
-    add("spk-placement", place, mem, compare(ref, to_host(kept, B)));
+    numeric_rows(pattern, "", [&](std::size_t mem, double err_num) {
+      add("spk-full", full, mem, compare(ref, to_host(held, B)));
+      // the timed symbolic phase's pattern is the one spk-numeric fills and checks
+      add("spk-symbolic", sym, mesh.memory_bytes() + pattern.memory_bytes(), err_num);
+    });
   }
   if (has(opt.methods, "spk-columns")) {
     spk::AssemblyParams params = opt.params;
     params.incidence_slots = false;
-    const auto pattern = spk::assemble_symbolic(mesh, params);
-    const auto kept = spk::assembled_matrix<Element>(pattern);
-    Kokkos::View<double*, Device> data(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "data"),
-        std::size_t(mesh.n_elements()) * Element::data_size);
-    const auto num = time_device(
-        [&] {
-          spk::element_data(element, mesh, coords, data);
-          spk::assemble_numeric(pattern, element, data, kept);
-        },
-        [] {}, opt.warmup, opt.repeat);
-    const double err_num = compare(ref, to_host(kept, B));
-    const auto place = time_device([&] { spk::assemble_numeric(pattern, element, data, kept); },
-                                   [] {}, opt.warmup, opt.repeat);
-    const std::size_t mem = mesh.memory_bytes() + pattern.memory_bytes() +
-                            data.extent(0) * sizeof(double) + kept.values().extent(0) * B * B * 8;
-    add("spk-numeric-columns", num, mem, err_num);
-    add("spk-placement-columns", place, mem, compare(ref, to_host(kept, B)));
+    numeric_rows(spk::assemble_symbolic(mesh, params), "-columns", [](std::size_t, double) {});
   }
   const std::size_t triplet_bytes =
       std::size_t(elements.size()) * K * K * (2 * sizeof(int) + B * B * sizeof(double)) +
