@@ -138,6 +138,21 @@ Expanded spk_assemble(const Element& element, const std::vector<Vec3>& nodes,
   return expand<Element::dofs_per_node>(a);
 }
 
+/// n tetrahedra sharing node 0, otherwise disjoint (random vertices in [-1, 1]^3): node 0's
+/// row has 4n contributions, every other row 4.
+spk::TetMesh spike_mesh(int n, unsigned seed) {
+  spk::TetMesh m;
+  m.vertices.push_back({0, 0, 0});
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < n; ++i) {
+    const int b = int(m.vertices.size());
+    for (int j = 0; j < 3; ++j) m.vertices.push_back({u(rng), u(rng), u(rng)});
+    m.tetrahedra.push_back({0, b, b + 1, b + 2});
+  }
+  return m;
+}
+
 }  // namespace
 
 TEST_CASE_TEMPLATE_DEFINE("assembly: hand-checked triangle and tetrahedron", Device,
@@ -440,15 +455,7 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: edge cases", Device, assembly_edges) {
         CHECK(a.row_map[1] - a.row_map[0] == k + 1);
       }
     }
-    spk::TetMesh spikes;  // 500 tetrahedra sharing node 0, otherwise disjoint
-    spikes.vertices.push_back({0, 0, 0});
-    std::mt19937 rng(5);
-    std::uniform_real_distribution<double> u(-1, 1);
-    for (int i = 0; i < 500; ++i) {
-      const int b = int(spikes.vertices.size());
-      for (int j = 0; j < 3; ++j) spikes.vertices.push_back({u(rng), u(rng), u(rng)});
-      spikes.tetrahedra.push_back({0, b, b + 1, b + 2});
-    }
+    const spk::TetMesh spikes = spike_mesh(500, 5);  // 500 tetrahedra sharing node 0
     const Expanded e = spk_assemble<Device>(spk::P1TetElasticity(spk::ElasticMaterial{}),
                                             spikes.vertices, spikes.tetrahedra);
     check_against(
@@ -639,15 +646,7 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: numeric re-assembly by incidence against th
   SUBCASE("rows on each side of the stage capacity, new data each time") {
     // 500 tetrahedra share node 0 (2000 contributions in its row), the other rows have 4; an
     // unreferenced node (empty row) and a repeated tetrahedron.
-    spk::TetMesh m;
-    m.vertices.push_back({0, 0, 0});
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<double> u(-1, 1);
-    for (int i = 0; i < 500; ++i) {
-      const int b = int(m.vertices.size());
-      for (int j = 0; j < 3; ++j) m.vertices.push_back({u(rng), u(rng), u(rng)});
-      m.tetrahedra.push_back({0, b, b + 1, b + 2});
-    }
+    spk::TetMesh m = spike_mesh(500, 11);
     m.tetrahedra.push_back(m.tetrahedra[7]);
     m.vertices.push_back({5, 5, 5});
     const auto mesh = spk::mesh_matrix<Device>(int(m.vertices.size()), m.tetrahedra);
