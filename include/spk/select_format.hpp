@@ -96,7 +96,7 @@ struct feature_readback<Kokkos::Device<Kokkos::Cuda, Memory>> {
 template <class Device>
 struct FeatureScratch {
   std::mutex mutex;
-  /// the finished-team counter and the two maxima (zero between calls)
+  /// the finished-team counter (GPUs) and the two maxima (CPU backends); zero between calls
   Kokkos::View<int*, Device> state;
   /// the output (fs_count sums and fm_count maxima as doubles), then the value sample
   Kokkos::View<unsigned char*, typename feature_readback<Device>::space> io;
@@ -204,10 +204,10 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
     scratch.state = Kokkos::View<int*, device>("spk::features::state", 1 + impl::fm_count);
   if (scratch.io.extent(0) < io_bytes)
     scratch.io = Kokkos::View<unsigned char*, io_space>("spk::features::io", io_bytes);
-  if (gpu && scratch.partials.extent(0) < std::size_t(nteams) * impl::fs_count)
+  if (gpu && scratch.partials.extent(0) < std::size_t(nteams) * impl::fp_count)
     scratch.partials = Kokkos::View<double*, device>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::features::partials"),
-        std::size_t(nteams) * impl::fs_count * 5 / 4);
+        std::size_t(nteams) * impl::fp_count * 5 / 4);
   if (scratch.words < nwords) {
     scratch.words = nwords + nwords / 4;
     scratch.bits = Kokkos::View<unsigned*, device>("spk::features::bits", 2 * scratch.words);
@@ -222,7 +222,7 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   const auto state = scratch.state;
   Kokkos::View<int*, device, Kokkos::MemoryUnmanaged> maxes(state.data() + 1, impl::fm_count);
   Kokkos::View<double*, io_space, Kokkos::MemoryUnmanaged> out(
-      reinterpret_cast<double*>(io.data()), impl::fs_count + impl::fm_count);
+      reinterpret_cast<double*>(io.data()), impl::fp_count);
   Kokkos::View<S*, io_space, Kokkos::MemoryUnmanaged> sample(
       reinterpret_cast<S*>(io.data() + impl::feature_sample_at), std::size_t(nsample));
   const auto bits = bitmap(cur, nwords);
@@ -239,12 +239,14 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   if (nitems > 0) {
     if constexpr (gpu) {
       Kokkos::View<double*, device, Kokkos::MemoryUnmanaged> partial(
-          scratch.partials.data(), std::size_t(nteams) * impl::fs_count);
+          scratch.partials.data(), std::size_t(nteams) * impl::fp_count);
+      kernel_type kg = k;
+      kg.atomic_maxima = false;  // maxima reduced with the sums
       const auto clear = bitmap(other, scratch.dirty[other]);
       const std::int64_t max_rows = per_team * chunk_len + 4;
       using team_kernel = impl::FeatureTeamKernel<kernel_type, decltype(partial),
                                                   decltype(state), decltype(out), decltype(clear)>;
-      team_kernel tk{k, partial, state, out, clear, nitems, nteams, feature_warps, max_rows};
+      team_kernel tk{kg, partial, state, out, clear, nitems, nteams, feature_warps, max_rows};
       Kokkos::parallel_for(
           "spk::features",
           Kokkos::TeamPolicy<exec>(int(nteams), feature_warps, lanes)

@@ -55,6 +55,9 @@ enum FeatureSum : unsigned {
 /// Indices of FeatureKernel's maxima (ints on the device).
 enum FeatureMax : int { fm_row_max, fm_offset_max, fm_count };
 
+/// Values per item of the GPU pass: the sums, then the maxima (as doubles, exact below 2^53).
+constexpr unsigned fp_count = fs_count + fm_count;
+
 KOKKOS_INLINE_FUNCTION std::uint64_t feature_mix(std::uint64_t z) {
   z += 0x9E3779B97F4A7C15ULL;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -73,12 +76,20 @@ struct FeatureKernel {
   Values values;
   Sample sample;      ///< values of the sampled chunks
   Words diag_bits;    ///< (nrows + ncols + 30) / 32 words, zero on entry
-  Maxes maxes;        ///< fm_count ints, zero on entry
+  Maxes maxes;        ///< fm_count ints, zero on entry (atomic_maxima only)
   std::int64_t nrows, ncols, nnz, nhacks;
   std::int64_t sample_stride;  ///< in chunks of feature_chunk entries
   std::int64_t chunk_len = feature_chunk;  ///< entries per chunk item
+  /// true: maxima go to `maxes` by atomics (the CPU reduction, whose array holds the sums
+  /// only); false: to acc[fs_count + fm] (the GPU pass reduces them with the sums: thousands
+  /// of same-address atomics at the start of a small matrix's pass serialised it)
+  bool atomic_maxima = true;
 
-  KOKKOS_INLINE_FUNCTION void raise(int which, std::int64_t v) const {
+  KOKKOS_INLINE_FUNCTION void raise(double* acc, int which, std::int64_t v) const {
+    if (!atomic_maxima) {
+      if (double(v) > acc[fs_count + which]) acc[fs_count + which] = double(v);
+      return;
+    }
     const int iv = int(v);
     if (iv > maxes(which)) (void)Kokkos::atomic_fetch_max(&maxes(which), iv);
   }
@@ -110,7 +121,7 @@ struct FeatureKernel {
     acc[fs_len2] += len2;
     acc[fs_empty] += double(empty);
     acc[fs_hack_slots] += double(hmax) * double(r1 - r0);
-    raise(fm_row_max, hmax);
+    raise(acc, fm_row_max, hmax);
   }
 
   /// Entries chunk_len c .. chunk_len (c + 1) - 1, and the sample points among them. `rm` reads
@@ -185,7 +196,7 @@ struct FeatureKernel {
       near += dist <= near_distance ? 1 : 0;
       hash += feature_mix((std::uint64_t(i) << 32) ^ std::uint64_t(j));
     }
-    raise(fm_offset_max, off_max);
+    raise(acc, fm_offset_max, off_max);
     acc[fs_diagonals] += double(new_diags);
     acc[fs_near] += double(near);
     acc[fs_same] += double(same);
@@ -234,8 +245,8 @@ struct FeatureTeamKernel {
                                     Kokkos::MemoryUnmanaged>;
 
   Kernel k;
-  Partials partial;  ///< fs_count doubles per team
-  State state;       ///< ints: [0] the counter of finished teams; [1 + fm] the maxima (k.maxes)
+  Partials partial;  ///< fp_count doubles per team: sums, then maxima
+  State state;       ///< ints: [0] the counter of finished teams
   Out out;           ///< fs_count sums, then fm_count maxima
   Words clear;       ///< words to zero
   std::int64_t nitems, nteams;
@@ -243,7 +254,7 @@ struct FeatureTeamKernel {
   std::int64_t max_rows;  ///< row offsets a team may keep in scratch memory
 
   static std::size_t scratch_bytes(int warps, std::int64_t max_rows) {
-    return scratch_sums::shmem_size(std::size_t(warps) * fs_count) +
+    return scratch_sums::shmem_size(std::size_t(warps) * fp_count) +
            scratch_ends::shmem_size(2) + scratch_rows::shmem_size(max_rows);
   }
 
@@ -256,7 +267,7 @@ struct FeatureTeamKernel {
     const std::int64_t nthreads = nteams * per_team;
     for (std::int64_t w = first + tid; w < std::int64_t(clear.extent(0)); w += nthreads)
       clear(w) = 0u;
-    scratch_sums sums(t.team_scratch(0), std::size_t(warps) * fs_count);
+    scratch_sums sums(t.team_scratch(0), std::size_t(warps) * fp_count);
     scratch_ends ends(t.team_scratch(0), 2);
     scratch_rows rows(t.team_scratch(0), max_rows);
     // rows of the team's entries
@@ -278,8 +289,8 @@ struct FeatureTeamKernel {
       for (std::int64_t r = lo + tid; r <= rb + 1; r += per_team) rows(r - lo) = k.row_map(r);
       t.team_barrier();
     }
-    double v[fs_count];
-    for (unsigned q = 0; q < fs_count; ++q) v[q] = 0;
+    double v[fp_count];
+    for (unsigned q = 0; q < fp_count; ++q) v[q] = 0;
     const std::int64_t item = first + tid;
     // a warp of chunk items only takes its entries lane-strided (each load of the warp reads
     // consecutive entries); the warp holding the first chunk items, after hack items, takes a
@@ -302,22 +313,18 @@ struct FeatureTeamKernel {
       else
         k.chunk_item(item - k.nhacks, k.row_map, std::int64_t(1), k.nrows, v);
     }
-    Kokkos::memory_fence();  // this lane's atomics on the maxima, before the count below
-    // the warp's sums by shuffles (lane 0 ends with them), then across the team's warps
-    for (int m = lanes / 2; m > 0; m /= 2)
-      for (unsigned q = 0; q < fs_count; ++q) v[q] += warp::shfl(v[q], warp::lane() ^ m);
+    // the warp's sums and maxima by shuffles (lane 0 ends with them), then across the warps
+    warp_combine(v);
     if (warp::lane() == 0)
-      for (unsigned q = 0; q < fs_count; ++q) sums(t.team_rank() * fs_count + q) = v[q];
+      for (unsigned q = 0; q < fp_count; ++q) sums(t.team_rank() * fp_count + q) = v[q];
     t.team_barrier();
     int is_last = 0;
     Kokkos::single(
         Kokkos::PerTeam(t),
         [&](int& l) {
-          for (unsigned q = 0; q < fs_count; ++q) {
-            double s = 0;
-            for (int w = 0; w < warps; ++w) s += sums(w * fs_count + q);
-            partial(std::size_t(t.league_rank()) * fs_count + q) = s;
-          }
+          combine_rows(sums.data(), warps, v);
+          for (unsigned q = 0; q < fp_count; ++q)
+            partial(std::size_t(t.league_rank()) * fp_count + q) = v[q];
           Kokkos::memory_fence();
           l = Kokkos::atomic_fetch_add(&state(0), 1) == int(nteams - 1) ? 1 : 0;
         },
@@ -326,39 +333,41 @@ struct FeatureTeamKernel {
     Kokkos::memory_fence();
     // the last team: every other team's row is written; read them past the caches
     const volatile double* p = partial.data();
-    for (unsigned q = 0; q < fs_count; ++q) v[q] = 0;
-    for (std::int64_t r = tid; r < nteams; r += per_team)
-      for (unsigned q = 0; q < fs_count; ++q) v[q] += p[r * fs_count + q];
-    for (int m = lanes / 2; m > 0; m /= 2)
-      for (unsigned q = 0; q < fs_count; ++q) v[q] += warp::shfl(v[q], warp::lane() ^ m);
+    for (unsigned q = 0; q < fp_count; ++q) v[q] = 0;
+    for (std::int64_t r = tid; r < nteams; r += per_team) {
+      double row[fp_count];
+      for (unsigned q = 0; q < fp_count; ++q) row[q] = p[r * fp_count + q];
+      combine(v, row);
+    }
+    warp_combine(v);
     t.team_barrier();  // the sums above are read
     if (warp::lane() == 0)
-      for (unsigned q = 0; q < fs_count; ++q) sums(t.team_rank() * fs_count + q) = v[q];
+      for (unsigned q = 0; q < fp_count; ++q) sums(t.team_rank() * fp_count + q) = v[q];
     t.team_barrier();
     if (tid == 0) {
-      for (unsigned q = 0; q < fs_count; ++q) {
-        double s = 0;
-        for (int w = 0; w < warps; ++w) s += sums(w * fs_count + q);
-        out(q) = s;
-      }
-      const volatile int* st = state.data();
-      for (int m = 0; m < fm_count; ++m) {
-        out(fs_count + m) = double(st[1 + m]);
-        state(1 + m) = 0;
-      }
+      combine_rows(sums.data(), warps, v);
+      for (unsigned q = 0; q < fp_count; ++q) out(q) = v[q];
       state(0) = 0;
     }
   }
-};
 
-/// Sums the per-team partials of the GPU path (fs_count doubles per team).
-template <class Partials>
-struct FeaturePartialSum {
-  using value_type = double[];
-  unsigned value_count = fs_count;
-  Partials partial;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t team, double* acc) const {
-    for (unsigned q = 0; q < fs_count; ++q) acc[q] += partial(team * fs_count + q);
+  /// v += w for the sums, v = max(v, w) for the maxima.
+  KOKKOS_INLINE_FUNCTION static void combine(double* v, const double* w) {
+    for (unsigned q = 0; q < fs_count; ++q) v[q] += w[q];
+    for (unsigned q = fs_count; q < fp_count; ++q) v[q] = w[q] > v[q] ? w[q] : v[q];
+  }
+  /// v = the combination of `n` rows of fp_count values at `rows`.
+  KOKKOS_INLINE_FUNCTION static void combine_rows(const double* rows, int n, double* v) {
+    for (unsigned q = 0; q < fp_count; ++q) v[q] = q < fs_count ? 0.0 : rows[q];
+    for (int w = 0; w < n; ++w) combine(v, rows + std::size_t(w) * fp_count);
+  }
+  /// Lane 0 of each warp ends with the warp's combination (butterfly shuffles).
+  KOKKOS_INLINE_FUNCTION static void warp_combine(double* v) {
+    for (int m = warp::size / 2; m > 0; m /= 2) {
+      double w[fp_count];
+      for (unsigned q = 0; q < fp_count; ++q) w[q] = warp::shfl(v[q], warp::lane() ^ m);
+      combine(v, w);
+    }
   }
 };
 
