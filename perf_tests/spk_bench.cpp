@@ -152,7 +152,7 @@ struct Result {
   double own_copy_fraction = 0;
   bool correct = true;
   std::size_t memory_bytes = 0;
-  double select_ms = -1;  ///< format "auto": time select_format took (median of 5 for features)
+  double select_ms = -1;  ///< format "auto": time select_format took (median of 21 for features)
 };
 
 struct RunInfo {
@@ -567,7 +567,7 @@ std::function<void(S, S)> concrete_run(const spk::Matrix<S, Device>& m, spk::Mod
   }
 }
 
-/// Format "auto": spk::select_format on features only (the median time of 5 selections is the
+/// Format "auto": spk::select_format on features only (the median time of 21 selections is the
 /// time to choose) and with a trial, each product through spk::Matrix, and the feature choice's
 /// concrete matrix called directly. Prints the ranking with the model's estimates.
 template <class S, class Csr, class Vec>
@@ -579,7 +579,7 @@ void auto_candidates(const Options& o, const Csr& a, const std::string& case_lab
   so.mode = mode;
   std::vector<double> t;
   spk::FormatChoice choice;
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < 21; ++i) {
     choice = spk::select_format(a, so);
     t.push_back(choice.seconds * 1e3);
   }

@@ -185,6 +185,9 @@ TEST_CASE_TEMPLATE_DEFINE("compute_features across calls and team boundaries", D
   check_features<Device>(sparse_rows(50000, 5000, 3, 7));
   // one dense row among short ones (a team's entries may all lie in one row)
   check_features<Device>(spk_test::random_csr<double>(3000, 9000, 2, 43, 1500));
+  // over 512k entries: 16 per GPU lane (fewer matrices above take 1-8); 70000 rows take the
+  // team's row search three rounds of 128 probes
+  check_features<Device>(spk_test::random_csr<double>(70000, 60000, 9, 44));
 }
 TEST_CASE_TEMPLATE_APPLY(features_calls, spk_test::all_devices);
 

@@ -182,10 +182,14 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
   const std::int64_t nsample = stride > 0 ? (nchunks16 + stride - 1) / stride : 0;
   const std::size_t nwords = std::size_t((f.nrows + f.ncols + 30) / 32 + 1);
   // chunk items: feature_chunk entries each on CPUs; on GPUs fewer while that leaves at most
-  // 2^20 items (small matrices: more lanes, shorter chains of dependent loads)
+  // 2^15 items (matrices under 512k entries: more lanes, shorter chains of dependent loads).
+  // H100, 18 shared matrices of 4k-600k entries (docs/PERFORMANCE.md, run 9): with at most
+  // 2^20 items a call took 1.7-7.4 products of CSR, with at most 2^15 1.2-4.2 (fewer teams,
+  // each paying its row search, barriers and fence once)
   std::int64_t chunk_len = impl::feature_chunk;
+  constexpr std::int64_t items_max = std::int64_t(1) << 15;
   if (gpu)
-    while (chunk_len > 1 && (f.nnz + chunk_len / 2 - 1) / (chunk_len / 2) <= (1 << 20))
+    while (chunk_len > 1 && (f.nnz + chunk_len / 2 - 1) / (chunk_len / 2) <= items_max)
       chunk_len /= 2;
   const std::int64_t nchunks = (f.nnz + chunk_len - 1) / chunk_len;
   // GPUs: teams of feature_warps warps, one item per lane
@@ -247,9 +251,13 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
       using team_kernel = impl::FeatureTeamKernel<kernel_type, decltype(partial),
                                                   decltype(state), decltype(out), decltype(clear)>;
       team_kernel tk{kg, partial, state, out, clear, nitems, nteams, feature_warps, max_rows};
+      // four teams of 256 per multiprocessor (64 registers; without the bound the kernel took
+      // 76 and three teams fit: on H100 the large matrices' pass was 10-20% slower)
+      static_assert(feature_warps * lanes == 256, "the launch bounds below");
+      using policy = Kokkos::TeamPolicy<exec, Kokkos::LaunchBounds<256, 4>>;
       Kokkos::parallel_for(
           "spk::features",
-          Kokkos::TeamPolicy<exec>(int(nteams), feature_warps, lanes)
+          policy(int(nteams), feature_warps, lanes)
               .set_scratch_size(
                   0, Kokkos::PerTeam(team_kernel::scratch_bytes(feature_warps, max_rows))),
           tk);

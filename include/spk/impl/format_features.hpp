@@ -18,6 +18,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <type_traits>
 
 #include <spk/impl/format_common.hpp>
 #include <spk/impl/kokkos_compat.hpp>
@@ -58,6 +59,27 @@ enum FeatureMax : int { fm_row_max, fm_offset_max, fm_count };
 /// Values per item of the GPU pass: the sums, then the maxima (as doubles, exact below 2^53).
 constexpr unsigned fp_count = fs_count + fm_count;
 
+/// The word at `p` as the device's last level of cache holds it (where atomics act): a hint
+/// that may be stale, never a cached copy older than the L2's.
+KOKKOS_INLINE_FUNCTION unsigned feature_peek(const unsigned* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldcg(p);
+#else
+  return *static_cast<const volatile unsigned*>(p);
+#endif
+}
+
+/// Orders this thread's earlier memory operations before its later ones for the whole device
+/// (acquire and release; CUDA's __threadfence is sequentially consistent, a heavier fence that
+/// each team of the feature pass paid once).
+KOKKOS_INLINE_FUNCTION void feature_fence() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#else
+  Kokkos::memory_fence();
+#endif
+}
+
 KOKKOS_INLINE_FUNCTION std::uint64_t feature_mix(std::uint64_t z) {
   z += 0x9E3779B97F4A7C15ULL;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -69,6 +91,11 @@ template <class RowMap, class ColIdx, class Values, class Sample, class Words, c
 struct FeatureKernel {
   using value_type = double[];
   using row_map_value = typename RowMap::non_const_value_type;
+  /// Entry and row indices of the per-entry loop: 32-bit with 32-bit row offsets (the column
+  /// indices and the row count then fit too), else 64-bit.
+  using index_type = std::conditional_t<(sizeof(row_map_value) <= 4 &&
+                                         sizeof(typename ColIdx::non_const_value_type) <= 4),
+                                        int, std::int64_t>;
   unsigned value_count = fs_count;
 
   RowMap row_map;
@@ -110,13 +137,18 @@ struct FeatureKernel {
     std::int64_t hmax = 0, empty = 0;
     double len2 = 0;
     std::int64_t prev = std::int64_t(row_map(r0));
-    for (std::int64_t i = r0; i < r1; ++i) {
-      const std::int64_t next = std::int64_t(row_map(i + 1));
-      const std::int64_t len = next - prev;
-      prev = next;
-      len2 += double(len) * double(len);
-      empty += len == 0 ? 1 : 0;
-      if (len > hmax) hmax = len;
+    // eight independent loads at a time (one at a time, a lane waited 32 times for memory)
+    constexpr int batch = 8;
+    for (std::int64_t i0 = r0; i0 < r1; i0 += batch) {
+      row_map_value next[batch];
+      for (int b = 0; b < batch; ++b) next[b] = i0 + b < r1 ? row_map(i0 + b + 1) : 0;
+      for (int b = 0; b < batch && i0 + b < r1; ++b) {
+        const std::int64_t len = std::int64_t(next[b]) - prev;
+        prev = std::int64_t(next[b]);
+        len2 += double(len) * double(len);
+        empty += len == 0 ? 1 : 0;
+        if (len > hmax) hmax = len;
+      }
     }
     acc[fs_len2] += len2;
     acc[fs_empty] += double(empty);
@@ -150,48 +182,53 @@ struct FeatureKernel {
 
   /// Entries e0, e0 + stride, ... (count of them, those below nnz): every per-entry feature.
   /// The rows are walked forward from the first entry's row (searched as chunk_item says).
+  /// Indices are 32-bit when the row offsets are (half the instructions of 64-bit arithmetic).
   template <class Rows>
-  KOKKOS_INLINE_FUNCTION void entries(const std::int64_t e0, const std::int64_t stride,
+  KOKKOS_INLINE_FUNCTION void entries(const std::int64_t e0_, const std::int64_t stride_,
                                       const std::int64_t count, const Rows& rm,
                                       const std::int64_t search_lo,
                                       const std::int64_t search_hi, double* acc) const {
-    if (e0 >= nnz) return;
-    std::int64_t i = impl::upper_bound(rm, search_lo, search_hi, e0) - 1;
-    std::int64_t row_begin = std::int64_t(rm(i)), row_end = std::int64_t(rm(i + 1));
-    std::int64_t prev_begin = i > 0 ? std::int64_t(rm(i - 1)) : 0;
-    std::int64_t off_max = 0;
+    using I = index_type;
+    if (e0_ >= nnz) return;
+    // entries of this call below nnz (counted in 64 bits: e0 + count x stride may overflow I)
+    const std::int64_t here = (nnz - 1 - e0_) / stride_ + 1;
+    const I n_here = I(here < count ? here : count);
+    const I e0 = I(e0_), stride = I(stride_);
+    I i = impl::upper_bound(rm, I(search_lo), I(search_hi), e0) - 1;
+    I row_begin = I(rm(i)), row_end = I(rm(i + 1));
+    I prev_begin = i > 0 ? I(rm(i - 1)) : 0;
+    I off_max = 0;
     int new_diags = 0, near = 0, same = 0;
     std::uint64_t hash = 0;
-    for (std::int64_t m = 0; m < count; ++m) {
-      const std::int64_t e = e0 + m * stride;
-      if (e >= nnz) break;
+    for (I m = 0; m < n_here; ++m) {
+      const I e = e0 + m * stride;
       while (e >= row_end) {
         prev_begin = row_begin;
         row_begin = row_end;
         ++i;
-        row_end = std::int64_t(rm(i + 1));
+        row_end = I(rm(i + 1));
       }
-      const std::int64_t j = std::int64_t(col_idx(e));
-      const std::int64_t off = j - i;
+      const I j = I(col_idx(e));
+      const I off = j - i;
       // the previous row's entry at the same position, when the rows have equal length
       const bool same_len = i > 0 && row_end - row_begin == row_begin - prev_begin;
-      const std::int64_t pj = same_len ? std::int64_t(col_idx(prev_begin + (e - row_begin))) : -1;
+      const I pj = same_len ? I(col_idx(prev_begin + (e - row_begin))) : I(-1);
       if (pj == j) ++same;
       // distinct diagonals: the item that sets an offset's bit counts it. An offset the previous
       // row has at the same position is marked through that row (or the first of the run of rows
       // sharing it), so banded and stencil rows touch the bitmap only where their pattern changes
-      const std::int64_t bit = off + nrows - 1;
+      const std::int64_t bit = std::int64_t(off) + nrows - 1;
       if (!(same_len && pj - (i - 1) == off) && bit >= 0 && bit < nrows + ncols - 1) {
         auto* word = &diag_bits(bit >> 5);
         const unsigned mask = 1u << (bit & 31);
-        // a volatile read sees other items' bits (a cached line would not, and every entry of a
-        // stencil would then contend for the same few words with atomics)
-        if ((*static_cast<volatile unsigned*>(word) & mask) == 0u) {
+        // a read from the L2 cache sees other items' bits (a line cached in L1 would not, and
+        // every entry of a stencil would then contend for the same few words with atomics)
+        if ((feature_peek(word) & mask) == 0u) {
           const unsigned old = Kokkos::atomic_fetch_or(word, mask);
           if ((old & mask) == 0u) ++new_diags;
         }
       }
-      const std::int64_t dist = off < 0 ? -off : off;
+      const I dist = off < 0 ? -off : off;
       if (dist > off_max) off_max = dist;
       near += dist <= near_distance ? 1 : 0;
       hash += feature_mix((std::uint64_t(i) << 32) ^ std::uint64_t(j));
@@ -215,15 +252,19 @@ template <class T>
 struct ScratchRows {
   const T* rows;
   std::int64_t lo;
-  KOKKOS_INLINE_FUNCTION T operator()(const std::int64_t i) const { return rows[i - lo]; }
+  template <class I>
+  KOKKOS_INLINE_FUNCTION T operator()(const I i) const {
+    return rows[std::int64_t(i) - lo];
+  }
 };
 
 /// The GPU form of the feature pass, one launch from the matrix to the final sums.
 ///
 /// A team of `warps` warps (TeamPolicy(nteams, warps, Warp::size): each vector a warp) takes
 /// warps x 32 consecutive items, one per lane. Its chunk items cover one range of entries; the
-/// team finds the rows of its first and last entry (two binary searches), copies those rows'
-/// offsets into scratch memory when they fit (`max_rows`), and each lane searches its chunk's
+/// team finds the rows of its first and last entry (`team_rows`: each half of the team probes
+/// evenly spaced rows, a few rounds instead of one lane's chain of dependent loads), copies
+/// those rows' offsets into scratch memory when they fit (`max_rows`), and each lane searches its chunk's
 /// first row there (one binary search per item in global memory was most of the pass on large
 /// matrices). Sums reduce by warp shuffles, then across warps through scratch memory (one
 /// barrier), into one row of `partial` per team; the last team to finish (an atomic counter,
@@ -255,7 +296,51 @@ struct FeatureTeamKernel {
 
   static std::size_t scratch_bytes(int warps, std::int64_t max_rows) {
     return scratch_sums::shmem_size(std::size_t(warps) * fp_count) +
-           scratch_ends::shmem_size(2) + scratch_rows::shmem_size(max_rows);
+           scratch_ends::shmem_size(2 * std::size_t(warps)) + scratch_rows::shmem_size(max_rows);
+  }
+
+  /// The rows of entries ea and eb (< nnz), found by the whole team (warps must be even): each
+  /// half of it probes per_team / 2 evenly spaced rows of the range left for its entry, so a
+  /// round narrows the range by that factor (2 rounds for 16k rows, 3 for 2M) where one lane's
+  /// binary search waited for log2(nrows) dependent loads. `cand` is 2 x warps scratch values
+  /// (double-buffered: one barrier per round).
+  KOKKOS_INLINE_FUNCTION void team_rows(const member& t, const std::int64_t ea,
+                                        const std::int64_t eb, std::int64_t* cand,
+                                        std::int64_t& ra, std::int64_t& rb) const {
+    const int lanes = warp::size;
+    const int half = warps / 2;
+    const std::int64_t probes = std::int64_t(half) * lanes;
+    const int w = t.team_rank();
+    const int h = w < half ? 0 : 1;
+    const std::int64_t kk = std::int64_t(w - h * half) * lanes + warp::lane();
+    const std::int64_t e = h == 0 ? ea : eb;
+    // the row of e is the last r with row_map(r) <= e; it lies in [lo, hi), row_map(lo) <= e
+    std::int64_t lo[2] = {0, 0}, hi[2] = {k.nrows, k.nrows};
+    for (int buf = 0; hi[0] - lo[0] > 1 || hi[1] - lo[1] > 1; buf ^= 1) {
+      const std::int64_t step = (hi[h] - lo[h] + probes - 1) / probes;
+      const std::int64_t p = lo[h] + kk * step;
+      const bool below = p < hi[h] && std::int64_t(k.row_map(p)) <= e;
+      // row_map is sorted: the probes at or below e are a prefix, so the warp's last true lane
+      // is its share of the answer
+      const int last = warp::last_true(below);
+      if (warp::lane() == 0)
+        cand[buf * warps + w] =
+            last < 0 ? -1 : lo[h] + (std::int64_t(w - h * half) * lanes + last) * step;
+      t.team_barrier();
+      for (int q = 0; q < 2; ++q) {
+        if (hi[q] - lo[q] <= 1) continue;
+        std::int64_t best = lo[q];
+        for (int u = 0; u < half; ++u) {
+          const std::int64_t c = cand[buf * warps + q * half + u];
+          if (c > best) best = c;
+        }
+        const std::int64_t st = (hi[q] - lo[q] + probes - 1) / probes;
+        lo[q] = best;
+        if (best + st < hi[q]) hi[q] = best + st;
+      }
+    }
+    ra = lo[0];
+    rb = lo[1];
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& t) const {
@@ -268,7 +353,7 @@ struct FeatureTeamKernel {
     for (std::int64_t w = first + tid; w < std::int64_t(clear.extent(0)); w += nthreads)
       clear(w) = 0u;
     scratch_sums sums(t.team_scratch(0), std::size_t(warps) * fp_count);
-    scratch_ends ends(t.team_scratch(0), 2);
+    scratch_ends ends(t.team_scratch(0), 2 * std::size_t(warps));
     scratch_rows rows(t.team_scratch(0), max_rows);
     // rows of the team's entries
     const std::int64_t c0 = (first > k.nhacks ? first : k.nhacks) - k.nhacks;
@@ -278,10 +363,7 @@ struct FeatureTeamKernel {
       const std::int64_t e_first = c0 * k.chunk_len;
       std::int64_t e_last = c1 * k.chunk_len;
       e_last = (e_last < k.nnz ? e_last : k.nnz) - 1;
-      if (tid < 2) ends(tid) = row_of_entry(k.row_map, k.nrows, tid == 0 ? e_first : e_last);
-      t.team_barrier();
-      ra = ends(0);
-      rb = ends(1);
+      team_rows(t, e_first, e_last, ends.data(), ra, rb);
     }
     const std::int64_t lo = ra > 0 ? ra - 1 : 0;
     const bool staged = rb >= ra && rb + 2 - lo <= max_rows;
@@ -325,12 +407,12 @@ struct FeatureTeamKernel {
           combine_rows(sums.data(), warps, v);
           for (unsigned q = 0; q < fp_count; ++q)
             partial(std::size_t(t.league_rank()) * fp_count + q) = v[q];
-          Kokkos::memory_fence();
+          feature_fence();  // the row above, before the count that says it is there
           l = Kokkos::atomic_fetch_add(&state(0), 1) == int(nteams - 1) ? 1 : 0;
         },
         is_last);
     if (!is_last) return;
-    Kokkos::memory_fence();
+    feature_fence();  // every team's row, after the count that says it is there
     // the last team: every other team's row is written; read them past the caches
     const volatile double* p = partial.data();
     for (unsigned q = 0; q < fp_count; ++q) v[q] = 0;
@@ -362,12 +444,13 @@ struct FeatureTeamKernel {
     for (int w = 0; w < n; ++w) combine(v, rows + std::size_t(w) * fp_count);
   }
   /// Lane 0 of each warp ends with the warp's combination (butterfly shuffles).
+  /// One value at a time: a copy of all of them took registers the entries' loop needs.
   KOKKOS_INLINE_FUNCTION static void warp_combine(double* v) {
-    for (int m = warp::size / 2; m > 0; m /= 2) {
-      double w[fp_count];
-      for (unsigned q = 0; q < fp_count; ++q) w[q] = warp::shfl(v[q], warp::lane() ^ m);
-      combine(v, w);
-    }
+    for (unsigned q = 0; q < fp_count; ++q)
+      for (int m = warp::size / 2; m > 0; m /= 2) {
+        const double w = warp::shfl(v[q], warp::lane() ^ m);
+        v[q] = q < fs_count ? v[q] + w : (w > v[q] ? w : v[q]);
+      }
   }
 };
 

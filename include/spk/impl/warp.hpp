@@ -33,6 +33,8 @@ struct Warp {
   KOKKOS_INLINE_FUNCTION static T shfl(const T& v, int) {
     return v;
   }
+  /// The highest lane whose `pred` is true (every lane gets it), -1 when none is.
+  KOKKOS_INLINE_FUNCTION static int last_true(bool pred) { return pred ? 0 : -1; }
   /// out[j] = p[j], j < K; p must be aligned as Warp<Kokkos::Cuda>::load requires.
   template <int K, class T>
   KOKKOS_INLINE_FUNCTION static void load(const T* p, T (&out)[K]) {
@@ -80,6 +82,15 @@ struct Warp<Kokkos::Cuda> {
 #else
     (void)src;
     return v;
+#endif
+  }
+
+  KOKKOS_INLINE_FUNCTION static int last_true(bool pred) {
+#if defined(__CUDA_ARCH__)
+    const unsigned votes = __ballot_sync(0xffffffffu, pred);
+    return votes == 0u ? -1 : 31 - __clz(int(votes));
+#else
+    return pred ? 0 : -1;
 #endif
   }
 
