@@ -68,6 +68,11 @@ const char* const usage_text = R"(usage: spk-bench [options]
   --mode N|T|H           op(A) (default N; H only for complex)
   --warmup N             untimed runs before timing (default 5)
   --repeat N             timed runs; the median is reported (default 50)
+  --rounds N             split each configuration's timed runs into N blocks, each after
+                         its own warm-up, taken in turn over all configurations of a
+                         matrix (default 1: each configuration's runs back to back); the
+                         blocks spread over the whole timing, so a slow spell of the
+                         machine does not land on one configuration only
   --json FILE            write the results as JSON
   --memory-only          no timing, on the host: memory per format and row statistics
   --help                 this text
@@ -137,6 +142,7 @@ struct Options {
   spk::Mode mode = spk::Mode::N;
   int warmup = 5;
   int repeat = 50;
+  int rounds = 1;
   std::string json;
   bool memory_only = false;
   std::string command;
@@ -212,6 +218,9 @@ Options parse(int argc, char** argv) {
       o.warmup = to_int(a, value());
     } else if (a == "--repeat") {
       o.repeat = std::max(1, to_int(a, value()));
+    } else if (a == "--rounds") {
+      o.rounds = to_int(a, value());
+      if (o.rounds < 1) usage_error("--rounds must be >= 1, got " + std::to_string(o.rounds));
     } else if (a == "--json") {
       o.json = value();
     } else if (a == "--memory-only") {
@@ -740,13 +749,19 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
     all_correct = all_correct && r.correct;
     results.push_back(r);
   }
-  // timing, after every candidate's check: each candidate's repetitions back to back (timed
-  // round-robin, small matrices' products depended on what the previous format left in the
-  // caches: H100 run 6 of the selection suite)
+  // timing, after every candidate's check: each candidate's repetitions in `rounds` blocks,
+  // each block back to back after its own warm-up (timed round-robin product by product, small
+  // matrices' products depended on what the previous format left in the caches: H100 run 6 of
+  // the selection suite), the blocks taken in turn over the candidates
   std::vector<std::vector<double>> times(cands.size());
-  for (std::size_t i = 0; i < cands.size(); ++i)
-    times[i] = spk_bench::time_ms([&] { cands[i].run(traits::one(), traits::zero()); },
-                                  o.warmup, o.repeat);
+  const int rounds = std::min(o.rounds, o.repeat);
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      const int n = o.repeat / rounds + (round < o.repeat % rounds ? 1 : 0);
+      const auto t = spk_bench::time_ms([&] { cands[i].run(traits::one(), traits::zero()); },
+                                        o.warmup, n);
+      times[i].insert(times[i].end(), t.begin(), t.end());
+    }
   for (std::size_t i = 0; i < cands.size(); ++i) {
     Result& r = results[results.size() - cands.size() + i];
     const auto st = spk_bench::stats_of(times[i]);
@@ -1109,9 +1124,9 @@ int main(int argc, char** argv) {
     info.mode = spk::to_string(o.mode);
     if (!o.memory_only) {
       info.copy_gbps = spk_bench::copy_bandwidth_gbps();
-      std::printf("device: %s; copy bandwidth %.1f GB/s; scalar %s; mode %s; repeat %d\n",
+      std::printf("device: %s; copy bandwidth %.1f GB/s; scalar %s; mode %s; repeat %d in %d rounds\n",
                   info.gpu.c_str(), info.copy_gbps, o.scalar.c_str(), info.mode.c_str(),
-                  o.repeat);
+                  o.repeat, o.rounds);
     }
     if (o.scalar == "float") return run_all<float>(o, info);
     if (o.scalar == "double") return run_all<double>(o, info);

@@ -236,8 +236,11 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
                           decltype(maxes)>;
   kernel_type k{impl::fs_count, a.row_map(), a.col_idx(), a.values(), sample, bits,   maxes,
                 f.nrows,        f.ncols,     f.nnz,       nhacks,     stride, chunk_len};
-  // results: fs_count sums and fm_count maxima (doubles), then the sample's bytes
-  std::vector<unsigned char> host(impl::feature_sample_at + std::size_t(nsample) * sizeof(S));
+  // results: fs_count sums and fm_count maxima (doubles), then the sample's bytes, as the host
+  // reads them: the pinned buffer itself on CUDA, else a copy
+  const std::size_t result_bytes = impl::feature_sample_at + std::size_t(nsample) * sizeof(S);
+  std::vector<unsigned char> host;
+  const unsigned char* result = nullptr;
   double sums[impl::fs_count] = {};
   int mx[impl::fm_count] = {};
   if (nitems > 0) {
@@ -266,31 +269,36 @@ MatrixFeatures compute_features(const CsrMatrix<S, int, int, D>& a) {
       scratch.next = other;
       if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, io_space>::accessible) {
         exec().fence();
-        std::memcpy(host.data(), io.data(), host.size());
+        result = io.data();
       } else {
+        host.resize(result_bytes);
         Kokkos::deep_copy(
             Kokkos::View<unsigned char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                 host.data(), host.size()),
             Kokkos::subview(io, std::make_pair(std::size_t(0), host.size())));
+        result = host.data();
       }
-      std::memcpy(sums, host.data(), sizeof sums);
+      std::memcpy(sums, result, sizeof sums);
       double m[impl::fm_count];
-      std::memcpy(m, host.data() + sizeof sums, sizeof m);
+      std::memcpy(m, result + sizeof sums, sizeof m);
       for (int q = 0; q < impl::fm_count; ++q) mx[q] = int(m[q]);
     } else {
-      Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> result(sums,
-                                                                              impl::fs_count);
-      Kokkos::parallel_reduce("spk::features", impl::Range64<exec>(0, nitems), k, result);
+      Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> sums_view(
+          sums, impl::fs_count);
+      Kokkos::parallel_reduce("spk::features", impl::Range64<exec>(0, nitems), k, sums_view);
       exec().fence();
       // host memory: read the maxima and the sample, then leave the state and bitmap zero
       for (int q = 0; q < impl::fm_count; ++q) mx[q] = maxes(q);
+      host.resize(result_bytes);
       std::memcpy(host.data() + impl::feature_sample_at, sample.data(),
                   std::size_t(nsample) * sizeof(S));
+      result = host.data();
       Kokkos::deep_copy(state, 0);
       Kokkos::deep_copy(bits, 0u);
     }
   }
-  const unsigned char* hs = host.data() + impl::feature_sample_at;
+  // (nitems == 0: no entries, no sample)
+  const unsigned char* hs = result ? result + impl::feature_sample_at : nullptr;
 
   const double n = double(f.nrows), nnz = double(f.nnz);
   f.row_max = mx[impl::fm_row_max];
@@ -387,7 +395,9 @@ struct SelectOptions {
   /// model's first choice, nothing converted or timed.
   bool trial = false;
   int trial_candidates = 4;
-  int trial_warmup = 3;   ///< untimed products per candidate (at least 10 when cache-resident)
+  /// Untimed products per candidate; cache-resident candidates (timed in 4 rounds, see
+  /// select_format) take at least 10 before each round.
+  int trial_warmup = 3;
   int trial_repeat = 10;  ///< timed products per candidate, median (at least 40 when cached)
   /// Formats holding more bytes than this are excluded (0: no limit): the candidates are then
   /// converted in ranked order until one fits (feature-only) or before they are timed.
@@ -544,12 +554,11 @@ inline CostEstimate estimate_cost(const FormatConfig& c, const MatrixFeatures& f
 
 namespace impl {
 
-/// Median time in milliseconds of `repeat` fenced runs of f after `warmup` runs.
+/// Appends to t the times in milliseconds of `repeat` fenced runs of f after `warmup` runs.
 template <class ExecSpace, class F>
-double median_ms(const F& f, int warmup, int repeat) {
+void time_runs(const F& f, int warmup, int repeat, std::vector<double>& t) {
   for (int i = 0; i < warmup; ++i) f();
   ExecSpace().fence();
-  std::vector<double> t;
   for (int i = 0; i < std::max(1, repeat); ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
@@ -557,9 +566,24 @@ double median_ms(const F& f, int warmup, int repeat) {
     t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                     .count());
   }
-  std::sort(t.begin(), t.end());
+}
+
+/// The median of t (not empty; reorders it).
+inline double median_of(std::vector<double>& t) {
+  std::nth_element(t.begin(), t.begin() + std::ptrdiff_t(t.size() / 2), t.end());
   return t[t.size() / 2];
 }
+
+/// Median time in milliseconds of `repeat` fenced runs of f after `warmup` runs.
+template <class ExecSpace, class F>
+double median_ms(const F& f, int warmup, int repeat) {
+  std::vector<double> t;
+  time_runs<ExecSpace>(f, warmup, repeat, t);
+  return median_of(t);
+}
+
+/// Trial rounds of cache-resident candidates (see select_format).
+constexpr int trial_rounds = 4;
 
 }  // namespace impl
 
@@ -587,7 +611,11 @@ FormatChoice select_format(const CsrMatrix<S, int, int, D>& a, const SelectOptio
   const bool cached = cache > 0 && double(f.nnz) * double(sizeof(S) + 4) +
                                        double(f.nrows + f.ncols) * double(sizeof(S)) <
                                    double(cache);
-  for (const auto& c : format_candidates<S>(gpu)) {
+  // the fixed list, built once per value type (a small matrix's selection is tens of
+  // microseconds, and building the list's named configurations took a few of them)
+  static const std::vector<FormatConfig> candidates = format_candidates<S>(gpu);
+  out.ranked.reserve(candidates.size());
+  for (const auto& c : candidates) {
     RankedCandidate r;
     r.config = c;
     r.estimate = estimate_cost(c, f, sizeof(S), bw, launch, cache);
@@ -672,6 +700,11 @@ FormatChoice select_format(const CsrMatrix<S, int, int, D>& a, const SelectOptio
     }
   };
   const auto product = [&](const Matrix<S, D>& m) { spmv(options.mode, one, m, x, zero, y); };
+  // cache-resident candidates, all kept: a product takes microseconds and a slow spell of the
+  // machine (milliseconds) would favour whichever candidates it missed, so each candidate's
+  // repetitions are timed in trial_rounds blocks (each after its own warm-up: the product
+  // before a block was another format's), the blocks taken in turn over the candidates
+  std::vector<std::pair<RankedCandidate*, Matrix<S, D>>> resident;
   for (auto& r : out.ranked) {
     const bool is_default_csr = r.config.name() == "csr";
     // cache-resident matrices: every candidate (each product takes microseconds)
@@ -680,14 +713,29 @@ FormatChoice select_format(const CsrMatrix<S, int, int, D>& a, const SelectOptio
     Matrix<S, D> m;
     if (!build(r, m)) continue;
     ++timed;
-    // a cache-resident product takes microseconds: more warm-up after the conversion and more
-    // repetitions separate candidates whose medians differ by a microsecond. (Timing them
-    // round-robin instead was tried on the H100, run 6: each product then depends on what the
-    // one before left in the caches, and the spread grew.)
-    r.measured_ms = impl::median_ms<exec>(
-        [&] { product(m); }, cached ? std::max(options.trial_warmup, 10) : options.trial_warmup,
-        cached ? std::max(options.trial_repeat, 40) : options.trial_repeat);
+    if (cached) {
+      resident.emplace_back(&r, std::move(m));
+      continue;
+    }
+    r.measured_ms = impl::median_ms<exec>([&] { product(m); }, options.trial_warmup,
+                                          options.trial_repeat);
     take(r, m);
+  }
+  if (!resident.empty()) {
+    // more warm-up and repetitions than for large matrices separate candidates whose medians
+    // differ by a microsecond. (Timing them round-robin product by product was tried on the
+    // H100, run 6: each product then depended on what the one before left in the caches.)
+    const int warmup = std::max(options.trial_warmup, 10);
+    const int repeat = std::max(options.trial_repeat, 40);
+    std::vector<std::vector<double>> t(resident.size());
+    for (int round = 0; round < impl::trial_rounds; ++round)
+      for (std::size_t c = 0; c < resident.size(); ++c)
+        impl::time_runs<exec>([&] { product(resident[c].second); }, warmup,
+                              (repeat + impl::trial_rounds - 1) / impl::trial_rounds, t[c]);
+    for (std::size_t c = 0; c < resident.size(); ++c) {
+      resident[c].first->measured_ms = impl::median_of(t[c]);
+      take(*resident[c].first, resident[c].second);
+    }
   }
   require(best >= 0, "spk::select_format", "no format fits the memory budget of ",
           options.memory_budget_bytes, " bytes");

@@ -7,8 +7,9 @@
 # the tuning file). Logs and JSON go to $OUT.
 # Usage:
 #   bash perf_tests/device/select.sh [tests|profile|large|small|tune|all]   (default all)
-# Environment: REPEAT (default 30), WARMUP (default 5), LARGE_TIMEOUT / SMALL_TIMEOUT (seconds,
-# default 420 / 240).
+# Environment: REPEAT (default 30), WARMUP (default 5), ROUNDS (spk-bench --rounds, default 5:
+# each configuration timed in 5 blocks spread over the matrix's timing), LARGE_TIMEOUT /
+# SMALL_TIMEOUT (seconds, default 420 / 240).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/device-out}
@@ -35,9 +36,10 @@ if [ "$steps" = profile ] || [ "$steps" = all ]; then
     done
 fi
 rc=0
-bench_args="--format all --scalar double --repeat ${REPEAT:-30} --warmup ${WARMUP:-5}"
+bench_args="--format all --scalar double --repeat ${REPEAT:-30} --warmup ${WARMUP:-5} --rounds ${ROUNDS:-5}"
 if [ "$steps" = tests ] || [ "$steps" = all ]; then
   for t in matrix select_format; do
+    [ -x "$bin/unit_tests/spk_test_$t" ] || { echo "== spk_test_$t: not carried, skipped"; continue; }
     echo "== spk_test_$t"
     "$bin/unit_tests/spk_test_$t" > "$out/test-$t.log" 2>&1
     r=$?
