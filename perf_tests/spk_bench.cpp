@@ -266,6 +266,9 @@ struct Candidate {
   std::size_t memory_bytes;
   std::function<void(S, S)> run;
   double select_ms = -1;
+  /// format "auto", features only: one select_format call, returning its time in ms (timed in
+  /// the rounds with the products; select_ms is then the median of those calls)
+  std::function<double()> choose = {};
 };
 
 /// The CSR schedules measured: the default heuristic's choice first ("auto:..."), then the
@@ -576,8 +579,8 @@ std::function<void(S, S)> concrete_run(const spk::Matrix<S, Device>& m, spk::Mod
   }
 }
 
-/// Format "auto": spk::select_format on features only (the median time of 21 selections is the
-/// time to choose) and with a trial, each product through spk::Matrix, and the feature choice's
+/// Format "auto": spk::select_format on features only (the median time of 21 selections, timed
+/// in the rounds with the products, is the time to choose) and with a trial, each product through spk::Matrix, and the feature choice's
 /// concrete matrix called directly. Prints the ranking with the model's estimates.
 template <class S, class Csr, class Vec>
 void auto_candidates(const Options& o, const Csr& a, const std::string& case_label, const Vec& x,
@@ -586,17 +589,11 @@ void auto_candidates(const Options& o, const Csr& a, const std::string& case_lab
   const spk::Mode mode = o.mode;
   spk::SelectOptions so;
   so.mode = mode;
-  std::vector<double> t;
-  spk::FormatChoice choice;
-  for (int i = 0; i < 21; ++i) {
-    choice = spk::select_format(a, so);
-    t.push_back(choice.seconds * 1e3);
-  }
-  std::sort(t.begin(), t.end());
-  const double feature_ms = t[t.size() / 2];
+  const spk::FormatChoice choice = spk::select_format(a, so);
   auto m = std::make_shared<const spk::Matrix<S, Device>>(a, choice.config);
   cands.push_back({"auto", "features:" + choice.config.name(), m->memory_bytes(),
-                   [=](S al, S be) { spk::spmv(mode, al, *m, x, be, y); }, feature_ms});
+                   [=](S al, S be) { spk::spmv(mode, al, *m, x, be, y); }, choice.seconds * 1e3,
+                   [a, so] { return spk::select_format(a, so).seconds * 1e3; }});
   cands.push_back({"auto", "concrete:" + choice.config.name(), m->memory_bytes(),
                    concrete_run<S>(*m, mode, x, y)});
   so.trial = true;
@@ -753,14 +750,21 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
   // each block back to back after its own warm-up (timed round-robin product by product, small
   // matrices' products depended on what the previous format left in the caches: H100 run 6 of
   // the selection suite), the blocks taken in turn over the candidates
-  std::vector<std::vector<double>> times(cands.size());
+  // (and the 21 selections of format "auto", features only, spread over the rounds the same way)
+  std::vector<std::vector<double>> times(cands.size()), choose_ms(cands.size());
   const int rounds = std::min(o.rounds, o.repeat);
+  constexpr int selections = 21;
   for (int round = 0; round < rounds; ++round)
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const int n = o.repeat / rounds + (round < o.repeat % rounds ? 1 : 0);
       const auto t = spk_bench::time_ms([&] { cands[i].run(traits::one(), traits::zero()); },
                                         o.warmup, n);
       times[i].insert(times[i].end(), t.begin(), t.end());
+      if (cands[i].choose) {
+        cands[i].choose();  // warm-up
+        const int k = selections / rounds + (round < selections % rounds ? 1 : 0);
+        for (int q = 0; q < k; ++q) choose_ms[i].push_back(cands[i].choose());
+      }
     }
   for (std::size_t i = 0; i < cands.size(); ++i) {
     Result& r = results[results.size() - cands.size() + i];
@@ -773,6 +777,7 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
     r.copy_fraction = info.copy_gbps > 0 ? r.gbps / info.copy_gbps : 0;
     const double own = double(cands[i].memory_bytes) + double(nx + ny) * sizeof(S);
     r.own_copy_fraction = info.copy_gbps > 0 ? own / (st.median * 1e6) / info.copy_gbps : 0;
+    if (!choose_ms[i].empty()) r.select_ms = spk_bench::stats_of(choose_ms[i]).median;
   }
 }
 
