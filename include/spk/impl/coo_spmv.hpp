@@ -213,6 +213,70 @@ void coo_prescale_crossing_rows(std::int64_t nwindows, const Info& info, S beta,
       });
 }
 
+/// The rows coo_prescale_crossing_rows scales, listed once for a matrix whose windows do not
+/// change (compressed COO: the list is kept with the matrix per window size), so a product
+/// scales them in a pass over the list instead of recomputing every window's rows. Each row
+/// appears once, in window order. O(nwindows), two passes.
+template <class O, class Device>
+struct CooCrossingRows {
+  Kokkos::View<O*, Device> rows;
+  int wslots = -1;  ///< the window size the list is for (-1: none yet)
+};
+
+/// Whether window w scales a row first, and which: its last row goes on in the next window and
+/// did not begin in an earlier one (as in coo_prescale_crossing_rows).
+template <class O, class Info>
+struct CooScalesRow {
+  Info info;
+  KOKKOS_INLINE_FUNCTION bool operator()(const std::int64_t w, O& row) const {
+    const auto wi = info(w);
+    row = wi.last_row;
+    return wi.last_continues && !(wi.first_continues && wi.first_row == wi.last_row);
+  }
+};
+
+template <class ExecSpace, class O, class Device, class Info>
+Kokkos::View<O*, Device> coo_crossing_rows(std::int64_t nwindows, const Info& info) {
+  using policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+  const CooScalesRow<O, Info> scales{info};
+  std::int64_t count = 0;
+  Kokkos::parallel_reduce(
+      "spk::coo_crossing_rows::count", policy(0, nwindows),
+      KOKKOS_LAMBDA(const std::int64_t w, std::int64_t& n) {
+        O row;
+        n += scales(w, row) ? 1 : 0;
+      },
+      count);
+  Kokkos::View<O*, Device> rows(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                   "spk::coo::crossing_rows"),
+                                std::size_t(count));
+  Kokkos::parallel_scan(
+      "spk::coo_crossing_rows::fill", policy(0, nwindows),
+      KOKKOS_LAMBDA(const std::int64_t w, std::int64_t& at, const bool final) {
+        O row;
+        if (!scales(w, row)) return;
+        if (final) rows(at) = row;
+        ++at;
+      });
+  return rows;
+}
+
+/// y(r) = beta * y(r) for the rows of a coo_crossing_rows list (CooAccumulate::direct, before
+/// the product); nothing is launched for an empty list. O(rows).
+template <class ExecSpace, class S, class Rows, class YView>
+void coo_prescale_rows(const Rows& rows, S beta, const YView& y) {
+  if (rows.extent(0) == 0) return;
+  const bool beta_zero = beta == scalar_traits<S>::zero();
+  Kokkos::parallel_for(
+      "spk::coo_prescale_rows",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+          0, std::int64_t(rows.extent(0))),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const auto r = rows(i);
+        y(r) = beta_zero ? scalar_traits<S>::zero() : beta * y(r);
+      });
+}
+
 /// The per-window partial sums of CooAccumulate::deterministic, kept with a matrix and reused
 /// while large enough (two products on one matrix must not run concurrently).
 template <class S, class Device>
