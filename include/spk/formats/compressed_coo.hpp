@@ -481,8 +481,6 @@ class CompressedCooMatrix {
   }
 
   impl::CooPartials<value_type, device_type>& partials() const { return *partials_; }
-  /// The rows a product with CooAccumulate::direct scales first, kept per window size.
-  impl::CooCrossingRows<ordinal_type, device_type>& crossing_rows() const { return *crossing_; }
 
  private:
   ordinal_type nrows_ = 0;
@@ -499,8 +497,6 @@ class CompressedCooMatrix {
   double table_coverage_ = 0;
   std::shared_ptr<impl::CooPartials<value_type, device_type>> partials_ =
       std::make_shared<impl::CooPartials<value_type, device_type>>();
-  std::shared_ptr<impl::CooCrossingRows<ordinal_type, device_type>> crossing_ =
-      std::make_shared<impl::CooCrossingRows<ordinal_type, device_type>>();
 };
 
 namespace impl {
@@ -631,18 +627,9 @@ void compressed_coo_launch(const CompressedCooSpmvParams& p, Mode mode, S alpha,
   const std::int64_t nwindows = data.n_chunks * warps;
   auto& part = a.partials();
   if (!Trans && Acc == CooAccumulate::deterministic) part.reserve(nwindows);
-  if (!Trans && Acc == CooAccumulate::direct) {
-    // the crossing rows are listed on the first product with this window size (recomputing
-    // every window's rows took a pass over the chunk headers per product: about 10 us of a
-    // 135 us product on bcsstk38 x 64, H100)
-    auto& crossing = a.crossing_rows();
-    if (crossing.wslots != wslots) {
-      crossing.rows =
-          coo_crossing_rows<exec, O, dev>(nwindows, CompressedCooWindows<S, O, dev>{data, wslots});
-      crossing.wslots = wslots;
-    }
-    coo_prescale_rows<exec>(crossing.rows, beta, y);
-  }
+  if (!Trans && Acc == CooAccumulate::direct)
+    coo_prescale_crossing_rows<exec>(nwindows,
+                                     CompressedCooWindows<S, O, dev>{data, wslots}, beta, y);
   functor f{data,
             x,
             CooOutput<S, O, YView, dev, Acc>{y, alpha, beta, beta == scalar_traits<S>::zero(),
