@@ -1,19 +1,19 @@
 // spk/impl/format_features.hpp: the one-pass feature kernel of spk::select_format.
 //
-// One parallel_reduce over two kinds of work item computes every structural feature of a CSR
-// matrix:
+// One pass over two kinds of work item computes every structural feature of a CSR matrix:
 //   hack items (rows 32h .. 32h + 31): sums of row lengths squared, empty rows, the slots of an
 //     unsorted 32-row sliced ELL (32 x the hack's longest row) and the longest row;
-//   chunk items (16 consecutive entries, the row of the first found by binary search): distinct
+//   chunk items (16 consecutive entries on CPUs, 1-16 on GPUs, the row of the first found by
+//     binary search): distinct
 //     diagonals (a bitmap of offsets j - i, counted by the item that sets a bit), the largest
 //     |j - i|, entries with |j - i| <= near_distance (x locality), entries whose column equals
 //     the same position of the previous row when both rows have equal length (block structure),
 //     a 64-bit structural fingerprint (four 16-bit sums, exact in double), and a sample of
 //     values (the first entry of every stride-th chunk).
-// Sums reduce into a double array brought to the host (on GPUs through per-team partials: a
-// Kokkos 3.4 array reduction launches at most block-size blocks, too few threads for these
-// latency-bound items); maxima go to device integers through atomics, tried only when a value
-// exceeds what the integer holds already.
+// On CPU backends (FeatureKernel) the items are one parallel_reduce whose sums come back as a
+// double array; maxima go to device integers through atomics, tried only when a value exceeds
+// what the integer holds already. On GPUs (FeatureTeamKernel, below) one launch reduces sums and
+// maxima through per-team partials that the last team to finish adds up.
 #pragma once
 
 #include <Kokkos_Core.hpp>
