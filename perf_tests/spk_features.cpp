@@ -4,7 +4,6 @@
 // a warp per row), and the feature-only choice of select_format.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -14,30 +13,16 @@
 #include <spk/spmv.hpp>
 
 #include "bench_cases.hpp"
+#include "bench_util.hpp"
 
 namespace {
 
 using exec = Kokkos::DefaultExecutionSpace;
 
-double median(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  return t.empty() ? 0.0 : t[t.size() / 2];
-}
-
-/// Median microseconds of f (each call ended by a fence), after `warmup` untimed calls.
+/// Median microseconds of f (each run fenced, spk_bench::time_ms), after `warmup` runs.
 template <class F>
 double median_us(const F& f, int warmup, int repeat) {
-  std::vector<double> t;
-  for (int r = 0; r < warmup + repeat; ++r) {
-    Kokkos::fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    Kokkos::fence();
-    if (r >= warmup)
-      t.push_back(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return median(t);
+  return 1e3 * spk_bench::stats_of(spk_bench::time_ms(f, warmup, repeat)).median;
 }
 
 int usage(int code) {
@@ -98,7 +83,7 @@ int main(int argc, char** argv) {
         f = spk::compute_features(a);
         if (r >= warmup) t.push_back(f.seconds * 1e6);
       }
-      const double feat_us = median(t);
+      const double feat_us = spk_bench::stats_of(t).median;
       const double best = v32_us > 0 ? std::min(csr_us, v32_us) : csr_us;
       const spk::FormatChoice choice = spk::select_format(a);
       std::printf("%s: %lld x %lld, nnz %lld on %s\n", spk_bench::case_name(c).c_str(),

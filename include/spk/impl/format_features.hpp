@@ -282,7 +282,7 @@ struct FeatureTeamKernel {
                                     Kokkos::MemoryUnmanaged>;
   using scratch_sums = Kokkos::View<double*, typename exec::scratch_memory_space,
                                     Kokkos::MemoryUnmanaged>;
-  using scratch_ends = Kokkos::View<std::int64_t*, typename exec::scratch_memory_space,
+  using scratch_probes = Kokkos::View<std::int64_t*, typename exec::scratch_memory_space,
                                     Kokkos::MemoryUnmanaged>;
 
   Kernel k;
@@ -296,7 +296,7 @@ struct FeatureTeamKernel {
 
   static std::size_t scratch_bytes(int warps, std::int64_t max_rows) {
     return scratch_sums::shmem_size(std::size_t(warps) * fp_count) +
-           scratch_ends::shmem_size(2 * std::size_t(warps)) + scratch_rows::shmem_size(max_rows);
+           scratch_probes::shmem_size(2 * std::size_t(warps)) + scratch_rows::shmem_size(max_rows);
   }
 
   /// The rows of entries ea and eb (< nnz), found by the whole team (warps must be even): each
@@ -353,7 +353,7 @@ struct FeatureTeamKernel {
     for (std::int64_t w = first + tid; w < std::int64_t(clear.extent(0)); w += nthreads)
       clear(w) = 0u;
     scratch_sums sums(t.team_scratch(0), std::size_t(warps) * fp_count);
-    scratch_ends ends(t.team_scratch(0), 2 * std::size_t(warps));
+    scratch_probes probes(t.team_scratch(0), 2 * std::size_t(warps));
     scratch_rows rows(t.team_scratch(0), max_rows);
     // rows of the team's entries
     const std::int64_t c0 = (first > k.nhacks ? first : k.nhacks) - k.nhacks;
@@ -363,7 +363,7 @@ struct FeatureTeamKernel {
       const std::int64_t e_first = c0 * k.chunk_len;
       std::int64_t e_last = c1 * k.chunk_len;
       e_last = (e_last < k.nnz ? e_last : k.nnz) - 1;
-      team_rows(t, e_first, e_last, ends.data(), ra, rb);
+      team_rows(t, e_first, e_last, probes.data(), ra, rb);
     }
     const std::int64_t lo = ra > 0 ? ra - 1 : 0;
     const bool staged = rb >= ra && rb + 2 - lo <= max_rows;
