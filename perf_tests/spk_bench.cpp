@@ -499,6 +499,9 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
     };
     std::vector<spk::CompressedCooSpmvParams> launches;
     for (int sl : {1, 2, 4}) launches.push_back({spk::CooAccumulate::direct, sl});
+    // one chunk per team: no chunk loaded ahead (the kernel before 2026-11-25)
+    launches.push_back({spk::CooAccumulate::direct, 1, 1});
+    launches.push_back({spk::CooAccumulate::direct, 2, 8});
     launches.push_back({spk::CooAccumulate::atomic, 0});
     launches.push_back({spk::CooAccumulate::deterministic, 0});
     ccoo("", {}, with_defaults<spk::CompressedCooSpmvParams>(gpu, launches));

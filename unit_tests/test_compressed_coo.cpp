@@ -30,6 +30,22 @@ std::vector<spk::CompressedCooSpmvParams> ccoo_params() {
   all.push_back(det);
   det.slots_per_lane = 1;
   all.push_back(det);
+  // several chunks per team (GPU only; CPU backends take one chunk per thread): the next
+  // chunk's offsets loaded ahead, a last team with fewer chunks, one team for every chunk
+  for (int m : {1, 3, 64}) {
+    spk::CompressedCooSpmvParams c;
+    c.slots_per_lane = m == 3 ? 2 : 1;
+    c.chunks_per_team = m;
+    all.push_back(c);
+  }
+  spk::CompressedCooSpmvParams det2;
+  det2.accumulate = spk::CooAccumulate::deterministic;
+  det2.chunks_per_team = 2;
+  all.push_back(det2);
+  spk::CompressedCooSpmvParams atomic5;
+  atomic5.accumulate = spk::CooAccumulate::atomic;
+  atomic5.chunks_per_team = 5;
+  all.push_back(atomic5);
   return all;
 }
 
@@ -237,4 +253,8 @@ TEST_CASE("compressed coo: invalid options throw") {
   p.slots_per_lane = 3;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, c, x4, 0.0, y, p),
                        doctest::Contains("slots_per_lane = 3"), std::invalid_argument);
+  p.slots_per_lane = 0;
+  p.chunks_per_team = -1;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, c, x4, 0.0, y, p),
+                       doctest::Contains("chunks_per_team = -1"), std::invalid_argument);
 }

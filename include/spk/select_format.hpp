@@ -541,10 +541,11 @@ inline CostEstimate estimate_cost(const FormatConfig& c, const MatrixFeatures& f
   if (c.format == Format::dia && f.diagonals > 4096) e.feasible = false;
   e.bytes = e.memory_bytes + vectors;
   double moved = e.bytes / impl::format_efficiency(c, f);
-  // compressed COO decodes each entry: measured at about the time of moving 16.5 bytes per entry
-  // at the copy bandwidth (regular x; slower with scattered x like every format)
+  // compressed COO decodes each entry: measured at about the time of moving 14 bytes per entry
+  // at the copy bandwidth (13-16 on the large stencils and the replicated FEM matrix with the
+  // next chunk loaded ahead; regular x; slower with scattered x like every format)
   if (c.format == Format::compressed_coo)
-    moved = std::max(moved, nnz * 16.5 / (f.near_fraction < 0.5 ? 0.45 : 1.0));
+    moved = std::max(moved, nnz * 14.0 / (f.near_fraction < 0.5 ? 0.45 : 1.0));
   // a matrix whose arrays fit the GPU's L2 cache (cache_bytes) is bound by launches: its bytes
   // are read at several times the copy bandwidth
   if (cache_bytes > 0 && csr_bytes + vectors < double(cache_bytes)) moved /= 8;

@@ -18,6 +18,7 @@
 #include <spk/error.hpp>
 #include <spk/impl/compressed_coo_spmv.hpp>
 #include <spk/impl/coo_spmv.hpp>
+#include <spk/impl/device_info.hpp>
 #include <spk/impl/format_common.hpp>
 #include <spk/impl/format_convert.hpp>
 #include <spk/impl/kokkos_compat.hpp>
@@ -48,14 +49,21 @@ struct CompressedCooOptions {
 struct CompressedCooSpmvParams {
   CooAccumulate accumulate = CooAccumulate::direct;
   /// Consecutive slots a lane takes on GPUs (1, 2 or 4; their loads are issued together, so a
-  /// warp has more bytes in flight, but under the kernels' 64-register bound 2 and 4 spill and
-  /// measured slower); 0 = choose (1). At most B / 32. CPU backends take a chunk per thread.
+  /// warp has more bytes in flight, with fewer warps per SM: 2 was 6% faster than 1 on the 3D
+  /// 27-point stencil and 20% slower on the replicated FEM matrix, docs/PERFORMANCE.md); 0 =
+  /// choose (1). At most B / 32. CPU backends take a chunk per thread.
   int slots_per_lane = 0;
+  /// Consecutive chunks a team takes on GPUs, loading each chunk's head and row and column
+  /// offsets while it multiplies the chunk before; 0 = choose (at most 4, with at least 32
+  /// teams per multiprocessor). CPU backends take one chunk per thread.
+  int chunks_per_team = 0;
 };
 
 /// A short name of compressed COO launch parameters, e.g. "s2-direct".
 inline std::string describe(const CompressedCooSpmvParams& p) {
-  return "s" + std::to_string(p.slots_per_lane) + "-" + to_string(p.accumulate);
+  return "s" + std::to_string(p.slots_per_lane) +
+         (p.chunks_per_team > 0 ? "-c" + std::to_string(p.chunks_per_team) : std::string()) +
+         "-" + to_string(p.accumulate);
 }
 
 /// What the chunks of a compressed COO matrix use (counts of chunks).
@@ -601,9 +609,18 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
   const int sl = params.slots_per_lane;
   require(sl == 0 || sl == 1 || sl == 2 || sl == 4, "spk::spmv (compressed COO)",
           "slots_per_lane = ", sl, " must be 0 (choose), 1, 2 or 4");
+  require(params.chunks_per_team >= 0, "spk::spmv (compressed COO)",
+          "chunks_per_team = ", params.chunks_per_team, " must be 0 (choose) or positive");
   CompressedCooSpmvParams p = params;
-  if (!impl::is_gpu_space<exec>() || sl == 0) p.slots_per_lane = 1;
+  const bool gpu = impl::is_gpu_space<exec>();
+  if (!gpu || sl == 0) p.slots_per_lane = 1;
   p.slots_per_lane = std::min(p.slots_per_lane, std::max(1, a.slots_per_chunk() / 32));
+  if (!gpu) {
+    p.chunks_per_team = 1;
+  } else if (p.chunks_per_team == 0) {
+    const std::int64_t teams = 32 * std::int64_t(impl::multiprocessor_count<exec>());
+    p.chunks_per_team = int(std::clamp<std::int64_t>(a.data().n_chunks / teams, 1, 4));
+  }
   return p;
 }
 
@@ -625,6 +642,7 @@ void compressed_coo_launch(const CompressedCooSpmvParams& p, Mode mode, S alpha,
   const int warps = B / wslots;
   const auto data = a.data();
   const std::int64_t nwindows = data.n_chunks * warps;
+  const int per_team = gpu ? p.chunks_per_team : 1;
   auto& part = a.partials();
   if (!Trans && Acc == CooAccumulate::deterministic) part.reserve(nwindows);
   if (!Trans && Acc == CooAccumulate::direct)
@@ -637,8 +655,8 @@ void compressed_coo_launch(const CompressedCooSpmvParams& p, Mode mode, S alpha,
             mode == Mode::H,
             wslots,
             wslots / lanes,
-            nwindows};
-  CooTeamPolicy<exec> policy(data.n_chunks, warps, lanes);
+            per_team};
+  CompressedCooPolicy<exec, SL> policy((data.n_chunks + per_team - 1) / per_team, warps, lanes);
   check_team_size(policy, f, warps, lanes);
   Kokkos::parallel_for(Trans ? "spk::compressed_coo_spmv_t" : "spk::compressed_coo_spmv", policy,
                        f);

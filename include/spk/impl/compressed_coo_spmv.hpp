@@ -10,11 +10,13 @@
 // 16 or 32 bits, and the B * K values, either raw or as 8-bit indices into the matrix's table of
 // (at most) 256 values.
 //
-// SpMV: on CUDA a team of warps takes a chunk, each warp a window of 32 * S consecutive slots
-// and each lane S consecutive slots (S = slots per lane: the K column offsets and the K values of
-// a slot are one load each, and a lane issues the loads of its S slots together); on CPU
-// backends one thread takes a whole chunk. Rows are combined as described in coo_spmv.hpp (a
-// chunk in one row skips the row keys).
+// SpMV: on CUDA a team of warps takes a few consecutive chunks, each warp a window of 32 * S
+// consecutive slots of every chunk and each lane S consecutive slots (S = slots per lane: the K
+// column offsets and the K values of a slot are one load each, and a lane issues the loads of
+// its S slots together). While a team multiplies one chunk it has already loaded the next one's
+// head and its lanes' row and column offsets, so each chunk waits on one round of loads (values
+// and x) instead of three. On CPU backends one thread takes a whole chunk. Rows are combined as
+// described in coo_spmv.hpp (a chunk in one row skips the row keys).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -97,14 +99,77 @@ KOKKOS_INLINE_FUNCTION void load_columns(const std::uint8_t* p, O base, O (&col)
   for (int j = 0; j < K; ++j) col[j] = O(base + O(off[j]));
 }
 
+/// The launch policy of the compressed COO kernel with SL slots per lane: teams of at most 256
+/// threads, registers bounded so that three such teams fit an SM (85 per thread) with one slot
+/// per lane, two (128) with more. The kernel keeps the next chunk's head and row and column
+/// offsets in registers; under the COO kernels' bound of four teams (64 registers) it spilled
+/// and was 10-15% slower, and two slots per lane were 2-3x slower (H100, docs/PERFORMANCE.md).
+template <class ExecSpace, int SL>
+using CompressedCooPolicy =
+    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, (SL == 1 ? 3 : 2)>>;
+
+/// Where a chunk's parts lie: read once per chunk, ahead of its entries (CompressedCooSpmv).
+template <class O>
+struct CooChunkHead {
+  const std::uint8_t* blob = nullptr;  // the chunk's blob, whose first part is the row offsets
+  O row0 = 0, col0 = 0;                // baselines
+  std::uint8_t code = 0;
+  KOKKOS_INLINE_FUNCTION bool single() const { return (code & CooChunkCode::single_row) != 0; }
+  KOKKOS_INLINE_FUNCTION int col_width() const {
+    return 1 << (code & CooChunkCode::col_width_mask);
+  }
+  /// The column offsets (B slots)
+  KOKKOS_INLINE_FUNCTION const std::uint8_t* cols(int slots) const {
+    return blob + (single() ? 0 : blob_part(std::uint64_t(slots)));
+  }
+  /// The values or their table indices (B slots of K entries)
+  KOKKOS_INLINE_FUNCTION const std::uint8_t* vals(int slots, int k) const {
+    return cols(slots) + blob_part(std::uint64_t(slots) * std::uint64_t(k * col_width()));
+  }
+};
+
+/// The still-encoded row offset and K column offsets of a slot, as loaded (K words hold the
+/// widest, 32-bit, offsets): kept in registers while the previous chunk is multiplied.
+template <int K>
+struct CooRawSlot {
+  unsigned row = 0;
+  unsigned words[K];
+};
+
+/// Loads NB bytes at p (aligned to the widest load used) into words.
+template <class Warp, int NB, int NW>
+KOKKOS_INLINE_FUNCTION void load_bytes(const std::uint8_t* p, unsigned (&words)[NW]) {
+  static_assert(NB <= 4 * NW, "spk: too many bytes for the words");
+  if constexpr (NB % 4 == 0) {
+    Warp::template load<NB / 4>(reinterpret_cast<const unsigned*>(p),
+                                *reinterpret_cast<unsigned(*)[NB / 4]>(&words[0]));
+  } else if constexpr (NB == 2) {
+    words[0] = *reinterpret_cast<const std::uint16_t*>(p);
+  } else {
+    words[0] = p[0];
+  }
+}
+
+/// K column offsets of width T from the words, plus the baseline.
+template <int K, class T, class O>
+KOKKOS_INLINE_FUNCTION void decode_columns(const unsigned (&words)[K], O base, O (&col)[K]) {
+  T off[K];
+  std::memcpy(static_cast<void*>(off), static_cast<const void*>(words), sizeof(off));
+  for (int j = 0; j < K; ++j) col[j] = O(base + O(off[j]));
+}
+
 /// SpMV over windows of `wslots` slots: on CUDA a warp's window is 32 * lane_slots slots, each
 /// lane taking lane_slots consecutive ones, SL at a time (their loads issued together); on CPU
-/// backends one thread takes a whole chunk (lane_slots = B, SL = 1).
+/// backends one thread takes a whole chunk (lane_slots = B, SL = 1). A team takes
+/// `chunks_per_team` consecutive chunks, one window of each per warp, and loads a chunk's
+/// head and its lanes' first row and column offsets while it multiplies the chunk before, so
+/// that a chunk waits on one round of loads (values and x) instead of three (head, offsets and
+/// values, x).
 template <class S, class O, class Device, class XView, class YView, int K, int SL, bool Trans,
           CooAccumulate Acc>
 struct CompressedCooSpmv {
   using exec = typename Device::execution_space;
-  using member = typename CooTeamPolicy<exec>::member_type;
+  using member = typename CompressedCooPolicy<exec, SL>::member_type;
   using warp = Warp<exec>;
   using traits = scalar_traits<S>;
 
@@ -114,50 +179,111 @@ struct CompressedCooSpmv {
   bool conj;  // op = H
   int wslots;
   int lane_slots;
-  std::int64_t nwindows;
+  int chunks_per_team;
+
+  KOKKOS_INLINE_FUNCTION CooChunkHead<O> head(std::int64_t c) const {
+    CooChunkHead<O> h;
+    h.code = a.codes(c);
+    h.row0 = a.base_row(c);
+    h.col0 = a.base_col(c);
+    h.blob = a.blob.data() + a.offsets(c);
+    return h;
+  }
+
+  /// Issues the loads of slot s's row and column offsets (nothing waits on them here).
+  KOKKOS_INLINE_FUNCTION void load_slot(const CooChunkHead<O>& h, int s,
+                                        CooRawSlot<K>& raw) const {
+    if (!h.single()) raw.row = h.blob[s];
+    const int cw = h.col_width();
+    const std::uint8_t* cp = h.cols(a.slots) + std::size_t(s) * K * std::size_t(cw);
+    if (cw == 1)
+      load_bytes<warp, K>(cp, raw.words);
+    else if (cw == 2)
+      load_bytes<warp, 2 * K>(cp, raw.words);
+    else
+      load_bytes<warp, 4 * K>(cp, raw.words);
+  }
+
+  KOKKOS_INLINE_FUNCTION void decode_slot(const CooChunkHead<O>& h, const CooRawSlot<K>& raw,
+                                          O& r, O (&col)[K]) const {
+    r = h.single() ? h.row0 : O(h.row0 + O(raw.row));
+    const int cw = h.col_width();
+    if (cw == 1)
+      decode_columns<K, std::uint8_t>(raw.words, h.col0, col);
+    else if (cw == 2)
+      decode_columns<K, std::uint16_t>(raw.words, h.col0, col);
+    else
+      decode_columns<K, std::uint32_t>(raw.words, h.col0, col);
+  }
+
+  KOKKOS_INLINE_FUNCTION void load_values(const CooChunkHead<O>& h, int s, S (&v)[K]) const {
+    if (h.code & CooChunkCode::table) {
+      std::uint8_t idx[K];
+      warp::template load<K>(h.vals(a.slots, K) + std::size_t(s) * K, idx);
+      for (int j = 0; j < K; ++j) v[j] = a.table(idx[j]);
+    } else {
+      warp::template load<K>(reinterpret_cast<const S*>(h.vals(a.slots, K)) + std::size_t(s) * K, v);
+    }
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
-    const std::int64_t w = std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
-    if (w >= nwindows) return;  // the same for every lane of a warp
     const int per_chunk = a.slots / wslots;
-    const std::int64_t c = w / per_chunk;
-    const std::uint8_t code = a.codes(c);
-    const bool single = (code & CooChunkCode::single_row) != 0;
-    const int cw = 1 << (code & CooChunkCode::col_width_mask);
-    const std::uint8_t* blob = a.blob.data() + a.offsets(c);
-    const std::uint8_t* row_off = blob;
-    const std::uint8_t* cols = blob + (single ? 0 : blob_part(std::uint64_t(a.slots)));
-    const std::uint8_t* vals = cols + blob_part(std::uint64_t(a.slots) * K * std::uint64_t(cw));
-    const bool tabled = (code & CooChunkCode::table) != 0;
-    const O row0 = a.base_row(c), col0 = a.base_col(c);
+    const int wr = team.team_rank();  // the window of each chunk
+    const std::int64_t c0 = std::int64_t(team.league_rank()) * chunks_per_team;
+    const std::int64_t c1 =
+        c0 + chunks_per_team < a.n_chunks ? c0 + chunks_per_team : a.n_chunks;
     const int lane = warp::lane();
-    const int s0 = int(w - c * per_chunk) * wslots;
+    const int s0 = wr * wslots;
     const int first = s0 + lane * lane_slots;
+    CooChunkHead<O> h = head(c0);
+    CooRawSlot<K> pre[SL];  // the lane's first SL slots of chunk c
+    for (int q = 0; q < SL; ++q) load_slot(h, first + q, pre[q]);
+    for (std::int64_t c = c0; c < c1; ++c) {
+      const CooChunkHead<O> cur = h;
+      const bool more = c + 1 < c1;
+      if (more) h = head(c + 1);
+      chunk(cur, c * per_chunk + wr, s0, first, pre, more, h);
+    }
+  }
+
+  /// Window w (slots s0 ... s0 + wslots - 1) of the chunk with head h; the lane's first SL
+  /// slots are in `raw`, which is refilled with the next chunk's when `more`.
+  KOKKOS_INLINE_FUNCTION void chunk(const CooChunkHead<O>& h, std::int64_t w, int s0, int first,
+                                    CooRawSlot<K> (&raw)[SL], bool more,
+                                    const CooChunkHead<O>& next) const {
+    const bool single = h.single();
+    const int lane = warp::lane();
+    const int last_lane = warp::size - 1;
+    const bool before = s0 > 0, after = s0 + wslots < a.slots;
+    // the neighbouring slots' row offsets, for the window's ends (loaded early)
+    unsigned off_before = 0, off_after = 0;
+    if (!Trans && !single) {
+      if (lane == 0 && before) off_before = h.blob[s0 - 1];
+      if (lane == last_lane && after) off_after = h.blob[s0 + wslots];
+    }
     CooLaneRows<O, S> lane_rows;
     const auto complete = [&](O r, const S& s) { out.complete(r, s); };
-    O lane_first = row0, lane_last = row0;
+    O lane_first = h.row0, lane_last = h.row0;
     for (int i0 = 0; i0 < lane_slots; i0 += SL) {
       O r[SL];
       O col[SL][K];
       S v[SL][K];
       for (int q = 0; q < SL; ++q) {
         const int s = first + i0 + q;
-        r[q] = single ? row0 : O(row0 + O(row_off[s]));
-        const std::uint8_t* cp = cols + std::size_t(s) * K * std::size_t(cw);
-        if (cw == 1)
-          load_columns<warp, K, std::uint8_t>(cp, col0, col[q]);
-        else if (cw == 2)
-          load_columns<warp, K, std::uint16_t>(cp, col0, col[q]);
-        else
-          load_columns<warp, K, std::uint32_t>(cp, col0, col[q]);
-        if (tabled) {
-          std::uint8_t idx[K];
-          warp::template load<K>(vals + std::size_t(s) * K, idx);
-          for (int j = 0; j < K; ++j) v[q][j] = a.table(idx[j]);
+        load_values(h, s, v[q]);
+        if (i0 == 0) {
+          decode_slot(h, raw[q], r[q], col[q]);
         } else {
-          warp::template load<K>(reinterpret_cast<const S*>(vals) + std::size_t(s) * K, v[q]);
+          CooRawSlot<K> now;
+          load_slot(h, s, now);
+          decode_slot(h, now, r[q], col[q]);
         }
       }
+      S xv[SL][K];
+      for (int q = 0; q < SL; ++q)
+        for (int j = 0; j < K; ++j) xv[q][j] = Trans ? traits::zero() : S(x(col[q][j]));
+      if (i0 == 0 && more)
+        for (int q = 0; q < SL; ++q) load_slot(next, first + q, raw[q]);
       if (i0 == 0) lane_first = r[0];
       lane_last = r[SL - 1];
       for (int q = 0; q < SL; ++q) {
@@ -166,8 +292,8 @@ struct CompressedCooSpmv {
           for (int j = 0; j < K; ++j)
             atomic_add_value(&out.y(col[q][j]), (conj ? traits::conj(v[q][j]) : v[q][j]) * xr);
         } else {
-          S sum = v[q][0] * x(col[q][0]);
-          for (int j = 1; j < K; ++j) sum += v[q][j] * x(col[q][j]);
+          S sum = v[q][0] * xv[q][0];
+          for (int j = 1; j < K; ++j) sum += v[q][j] * xv[q][j];
           lane_rows.push(r[q], sum, complete);
         }
       }
@@ -175,23 +301,21 @@ struct CompressedCooSpmv {
     if (Trans) return;
     // the window's neighbours, from the lanes' rows and one byte on each side
     CooWindowInfo<O> info;
-    const int last_lane = warp::size - 1;
     info.first_row = warp::shfl(lane_first, 0);
     info.last_row = warp::shfl(lane_last, last_lane);
-    const bool before = s0 > 0, after = s0 + wslots < a.slots;
     if (single) {
-      info.first_continues = before || (code & CooChunkCode::first_continues) != 0;
-      info.last_continues = after || (code & CooChunkCode::last_continues) != 0;
+      info.first_continues = before || (h.code & CooChunkCode::first_continues) != 0;
+      info.last_continues = after || (h.code & CooChunkCode::last_continues) != 0;
     } else {
-      int fc = 0, lc = 0;
+      int f = 0, l = 0;
       if (lane == 0)
-        fc = before ? O(row0 + O(row_off[s0 - 1])) == lane_first
-                    : (code & CooChunkCode::first_continues) != 0;
+        f = before ? O(h.row0 + O(off_before)) == lane_first
+                   : (h.code & CooChunkCode::first_continues) != 0;
       if (lane == last_lane)
-        lc = after ? O(row0 + O(row_off[s0 + wslots])) == lane_last
-                   : (code & CooChunkCode::last_continues) != 0;
-      info.first_continues = warp::shfl(fc, 0) != 0;
-      info.last_continues = warp::shfl(lc, last_lane) != 0;
+        l = after ? O(h.row0 + O(off_after)) == lane_last
+                  : (h.code & CooChunkCode::last_continues) != 0;
+      info.first_continues = warp::shfl(f, 0) != 0;
+      info.last_continues = warp::shfl(l, last_lane) != 0;
     }
     coo_close_window<warp>(lane_rows, info, w, single, out);
   }

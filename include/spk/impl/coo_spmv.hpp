@@ -258,10 +258,9 @@ void coo_dispatch(Mode mode, CooAccumulate acc, int k, bool empty, S beta, const
   }
 }
 
-/// The launch policy of the COO kernels: teams of at most 256 threads, and registers bounded so
-/// that four such teams fit an SM (64 per thread). Without the bound the compressed kernel took
-/// 96 registers, which held an H100 SM to 20 resident warps, and it waits on loads (profiled
-/// with Nsight Compute, docs/PERFORMANCE.md).
+/// The launch policy of the balanced COO kernel: teams of at most 256 threads, and registers
+/// bounded so that four such teams fit an SM (64 per thread). The compressed COO kernel has its
+/// own (CompressedCooPolicy).
 template <class ExecSpace>
 using CooTeamPolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 4>>;
 
