@@ -95,7 +95,7 @@ struct CompressedCooWindows {
 template <class Warp, int K, class T, class O>
 KOKKOS_INLINE_FUNCTION void load_columns(const std::uint8_t* p, O base, O (&col)[K]) {
   T off[K];
-  Warp::template load<K>(reinterpret_cast<const T*>(p), off);
+  Warp::template stream<K>(reinterpret_cast<const T*>(p), off);
   for (int j = 0; j < K; ++j) col[j] = O(base + O(off[j]));
 }
 
@@ -141,7 +141,7 @@ template <class Warp, int NB, int NW>
 KOKKOS_INLINE_FUNCTION void load_bytes(const std::uint8_t* p, unsigned (&words)[NW]) {
   static_assert(NB <= 4 * NW, "spk: too many bytes for the words");
   if constexpr (NB % 4 == 0) {
-    Warp::template load<NB / 4>(reinterpret_cast<const unsigned*>(p),
+    Warp::template stream<NB / 4>(reinterpret_cast<const unsigned*>(p),
                                 *reinterpret_cast<unsigned(*)[NB / 4]>(&words[0]));
   } else if constexpr (NB == 2) {
     words[0] = *reinterpret_cast<const std::uint16_t*>(p);
@@ -219,10 +219,10 @@ struct CompressedCooSpmv {
   KOKKOS_INLINE_FUNCTION void load_values(const CooChunkHead<O>& h, int s, S (&v)[K]) const {
     if (h.code & CooChunkCode::table) {
       std::uint8_t idx[K];
-      warp::template load<K>(h.vals(a.slots, K) + std::size_t(s) * K, idx);
+      warp::template stream<K>(h.vals(a.slots, K) + std::size_t(s) * K, idx);
       for (int j = 0; j < K; ++j) v[j] = a.table(idx[j]);
     } else {
-      warp::template load<K>(reinterpret_cast<const S*>(h.vals(a.slots, K)) + std::size_t(s) * K, v);
+      warp::template stream<K>(reinterpret_cast<const S*>(h.vals(a.slots, K)) + std::size_t(s) * K, v);
     }
   }
 

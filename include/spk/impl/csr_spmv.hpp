@@ -20,6 +20,7 @@
 #include <spk/error.hpp>
 #include <spk/impl/csr_analysis.hpp>
 #include <spk/impl/search.hpp>
+#include <spk/impl/warp.hpp>
 #include <spk/mode.hpp>
 #include <spk/scalar.hpp>
 
@@ -104,20 +105,23 @@ struct CsrVectorSpmv {
   }
 
   /// sum of values(k) * x(col_idx(k)) for k = k0, k0 + stride, ... < e, four entries in flight
-  /// (independent loads before their use keep more memory requests outstanding).
+  /// (independent loads before their use keep more memory requests outstanding); the entries
+  /// are read once, through streaming loads that keep x in the caches.
   KOKKOS_INLINE_FUNCTION S strided_dot(F k, const F e, const F stride) const {
     S s0 = traits::zero(), s1 = traits::zero();
+    const O* cp = col_idx.data();
+    const S* vp = values.data();
     for (; k + 3 * stride < e; k += 4 * stride) {
-      const O c0 = col_idx(k), c1 = col_idx(k + stride), c2 = col_idx(k + 2 * stride),
-              c3 = col_idx(k + 3 * stride);
-      const S v0 = values(k), v1 = values(k + stride), v2 = values(k + 2 * stride),
-              v3 = values(k + 3 * stride);
+      const O c0 = stream_load(cp + k), c1 = stream_load(cp + k + stride),
+              c2 = stream_load(cp + k + 2 * stride), c3 = stream_load(cp + k + 3 * stride);
+      const S v0 = stream_load(vp + k), v1 = stream_load(vp + k + stride),
+              v2 = stream_load(vp + k + 2 * stride), v3 = stream_load(vp + k + 3 * stride);
       s0 += v0 * x(c0);
       s1 += v1 * x(c1);
       s0 += v2 * x(c2);
       s1 += v3 * x(c3);
     }
-    for (; k < e; k += stride) s0 += values(k) * x(col_idx(k));
+    for (; k < e; k += stride) s0 += stream_load(vp + k) * x(stream_load(cp + k));
     return s0 + s1;
   }
 
@@ -133,7 +137,10 @@ struct CsrVectorSpmv {
         } else {
           Kokkos::parallel_reduce(
               Kokkos::ThreadVectorRange(team, b, e),
-              [&](const F k, S& s) { s += values(k) * x(col_idx(k)); }, sum);
+              [&](const F k, S& s) {
+                s += stream_load(values.data() + k) * x(stream_load(col_idx.data() + k));
+              },
+              sum);
         }
         Kokkos::single(Kokkos::PerThread(team), [&]() {
           y(i) = beta_zero ? alpha * sum : alpha * sum + beta * y(i);
@@ -225,16 +232,20 @@ struct CsrBalancedSpmv {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](const int t) {
       F k = F(t);
       for (; k + 3 * nt < n; k += 4 * nt) {
-        const O c0 = col_idx(wbeg + k), c1 = col_idx(wbeg + k + nt),
-                c2 = col_idx(wbeg + k + 2 * nt), c3 = col_idx(wbeg + k + 3 * nt);
-        const S v0 = values(wbeg + k), v1 = values(wbeg + k + nt), v2 = values(wbeg + k + 2 * nt),
-                v3 = values(wbeg + k + 3 * nt);
+        // the entries are read once: streaming loads keep x in the caches
+        const O* cp = col_idx.data() + wbeg + k;
+        const S* vp = values.data() + wbeg + k;
+        const O c0 = stream_load(cp), c1 = stream_load(cp + nt), c2 = stream_load(cp + 2 * nt),
+                c3 = stream_load(cp + 3 * nt);
+        const S v0 = stream_load(vp), v1 = stream_load(vp + nt), v2 = stream_load(vp + 2 * nt),
+                v3 = stream_load(vp + 3 * nt);
         prod(k) = v0 * x(c0);
         prod(k + nt) = v1 * x(c1);
         prod(k + 2 * nt) = v2 * x(c2);
         prod(k + 3 * nt) = v3 * x(c3);
       }
-      for (; k < n; k += nt) prod(k) = values(wbeg + k) * x(col_idx(wbeg + k));
+      for (; k < n; k += nt)
+        prod(k) = stream_load(values.data() + wbeg + k) * x(stream_load(col_idx.data() + wbeg + k));
     });
     team.team_barrier();
     // segment 0 may be the tail of row r0 - 1; the others are rows r0 .. r1 - 1

@@ -105,8 +105,8 @@ struct CsrWarpSpmv {
     O c[K];
     S v[K];
     if (aligned && a + F(K) <= wend) {
-      warp::template load<K>(&col_idx(a), c);
-      warp::template load<K>(&values(a), v);
+      warp::template stream<K>(&col_idx(a), c);
+      warp::template stream<K>(&values(a), v);
     } else {
       for (int j = 0; j < K; ++j) {
         const bool in = a + F(j) < wend;
