@@ -76,9 +76,9 @@ struct BalancedCooSpmv {
       if (at >= end) break;  // n is a multiple of 8, so a started run of K is in bounds
       O r[K], c[K];
       S v[K];
-      warp::template stream<K>(&a.rows(at), r);
-      warp::template stream<K>(&a.cols(at), c);
-      warp::template stream<K>(&a.values(at), v);
+      warp::template load<K>(&a.rows(at), r);
+      warp::template load<K>(&a.cols(at), c);
+      warp::template load<K>(&a.values(at), v);
       if (Trans) {
         for (int j = 0; j < K; ++j)
           atomic_add_value(&out.y(c[j]), (conj ? traits::conj(v[j]) : v[j]) * (out.alpha * x(r[j])));

@@ -105,23 +105,22 @@ struct CsrVectorSpmv {
   }
 
   /// sum of values(k) * x(col_idx(k)) for k = k0, k0 + stride, ... < e, four entries in flight
-  /// (independent loads before their use keep more memory requests outstanding); the entries
-  /// are read once, through streaming loads that keep x in the caches.
+  /// (independent loads before their use keep more memory requests outstanding). Plain loads:
+  /// a thread walks its row's lines in L1, where streaming (evict-first) loads lost them (2-3x
+  /// slower on the stencils, docs/PERFORMANCE.md).
   KOKKOS_INLINE_FUNCTION S strided_dot(F k, const F e, const F stride) const {
     S s0 = traits::zero(), s1 = traits::zero();
-    const O* cp = col_idx.data();
-    const S* vp = values.data();
     for (; k + 3 * stride < e; k += 4 * stride) {
-      const O c0 = stream_load(cp + k), c1 = stream_load(cp + k + stride),
-              c2 = stream_load(cp + k + 2 * stride), c3 = stream_load(cp + k + 3 * stride);
-      const S v0 = stream_load(vp + k), v1 = stream_load(vp + k + stride),
-              v2 = stream_load(vp + k + 2 * stride), v3 = stream_load(vp + k + 3 * stride);
+      const O c0 = col_idx(k), c1 = col_idx(k + stride), c2 = col_idx(k + 2 * stride),
+              c3 = col_idx(k + 3 * stride);
+      const S v0 = values(k), v1 = values(k + stride), v2 = values(k + 2 * stride),
+              v3 = values(k + 3 * stride);
       s0 += v0 * x(c0);
       s1 += v1 * x(c1);
       s0 += v2 * x(c2);
       s1 += v3 * x(c3);
     }
-    for (; k < e; k += stride) s0 += stream_load(vp + k) * x(stream_load(cp + k));
+    for (; k < e; k += stride) s0 += values(k) * x(col_idx(k));
     return s0 + s1;
   }
 
@@ -134,13 +133,19 @@ struct CsrVectorSpmv {
         S sum = traits::zero();
         if (vector_length == 1) {
           sum = strided_dot(b, e, F(1));  // one row per thread: four loads in flight
-        } else {
+        } else if (vector_length >= 16) {
+          // a vector reads whole lines per step: streaming loads keep x in the caches (with 4
+          // or 8 lanes the next step's entries are in the same lines, which they lost)
           Kokkos::parallel_reduce(
               Kokkos::ThreadVectorRange(team, b, e),
               [&](const F k, S& s) {
                 s += stream_load(values.data() + k) * x(stream_load(col_idx.data() + k));
               },
               sum);
+        } else {
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, b, e),
+              [&](const F k, S& s) { s += values(k) * x(col_idx(k)); }, sum);
         }
         Kokkos::single(Kokkos::PerThread(team), [&]() {
           y(i) = beta_zero ? alpha * sum : alpha * sum + beta * y(i);

@@ -136,7 +136,8 @@ struct Warp<Kokkos::Cuda> {
   /// As load, through the streaming, evict-first path (ld.global.cs): for data a kernel reads
   /// once, a matrix's entries in SpMV, so that they do not push x out of L1 and L2. On an H100
   /// this made compressed COO 12-18% faster on matrices with scattered x (rmat, circuit) and
-  /// 10% on the replicated FEM matrix (docs/PERFORMANCE.md).
+  /// 10% on the replicated FEM matrix. Balanced COO keeps load: with streaming it was 8-15%
+  /// slower on the stencils (docs/PERFORMANCE.md, run 13).
   template <int K, class T>
   KOKKOS_INLINE_FUNCTION static void stream(const T* p, T (&out)[K]) {
     wide_load<true, K>(p, out);
