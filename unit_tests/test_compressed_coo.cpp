@@ -31,7 +31,7 @@ std::vector<spk::CompressedCooSpmvParams> ccoo_params() {
   det.slots_per_lane = 1;
   all.push_back(det);
   // several chunks per team (GPU only; CPU backends take one chunk per thread): the next
-  // chunk's offsets loaded ahead, a last team with fewer chunks, one team for every chunk
+  // chunk's offsets loaded ahead, a last team with fewer chunks, one team for all chunks
   for (int m : {1, 3, 64}) {
     spk::CompressedCooSpmvParams c;
     c.slots_per_lane = m == 3 ? 2 : 1;
@@ -46,11 +46,19 @@ std::vector<spk::CompressedCooSpmvParams> ccoo_params() {
   atomic5.accumulate = spk::CooAccumulate::atomic;
   atomic5.chunks_per_team = 5;
   all.push_back(atomic5);
+  spk::CompressedCooSpmvParams wide;  // four slots per lane (the (256, 2) launch bound)
+  wide.slots_per_lane = 4;
+  wide.chunks_per_team = 2;
+  all.push_back(wide);
+  det2.slots_per_lane = 2;
+  det2.chunks_per_team = 3;
+  all.push_back(det2);
   return all;
 }
 
-/// Chunk shapes checked on every matrix: the default (B = 256, K chosen), and small chunks
-/// (many windows, rows crossing them) with every K, with and without the value table.
+/// Chunk shapes checked on every matrix: the default (B = 128, K chosen), small chunks (many
+/// windows, rows crossing them) with every K, with and without the value table, and chunks of
+/// 96 and 160 slots (B / 32 odd: fewer slots per lane than asked).
 std::vector<spk::CompressedCooOptions> ccoo_shapes() {
   std::vector<spk::CompressedCooOptions> all{{}};
   for (int k : {1, 2, 4, 8}) {
@@ -64,6 +72,12 @@ std::vector<spk::CompressedCooOptions> ccoo_shapes() {
   raw.entries_per_thread = 2;
   raw.value_table = false;
   all.push_back(raw);
+  for (int b : {96, 160}) {
+    spk::CompressedCooOptions odd;
+    odd.threads_per_chunk = b;
+    odd.entries_per_thread = b == 96 ? 2 : 4;
+    all.push_back(odd);
+  }
   return all;
 }
 

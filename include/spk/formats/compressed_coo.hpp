@@ -51,7 +51,8 @@ struct CompressedCooSpmvParams {
   /// Consecutive slots a lane takes on GPUs (1, 2 or 4; their loads are issued together, so a
   /// warp has more bytes in flight, with fewer warps per SM: 2 was 6% faster than 1 on the 3D
   /// 27-point stencil and 20% slower on the replicated FEM matrix, docs/PERFORMANCE.md); 0 =
-  /// choose (1). At most B / 32. CPU backends take a chunk per thread.
+  /// choose (1). Lowered to the largest of 4, 2, 1 that divides B / 32. CPU backends take a
+  /// chunk per thread.
   int slots_per_lane = 0;
   /// Consecutive chunks a team takes on GPUs, loading each chunk's head and row and column
   /// offsets while it multiplies the chunk before; 0 = choose (at most 4, with at least 32
@@ -614,7 +615,10 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
   CompressedCooSpmvParams p = params;
   const bool gpu = impl::is_gpu_space<exec>();
   if (!gpu || sl == 0) p.slots_per_lane = 1;
-  p.slots_per_lane = std::min(p.slots_per_lane, std::max(1, a.slots_per_chunk() / 32));
+  // a warp's window (32 x slots per lane) must divide the chunk: B = 96 or 160 takes 1 slot
+  // per lane, B = 192 at most 2
+  const int warps_at_one = std::max(1, a.slots_per_chunk() / 32);
+  while (p.slots_per_lane > 1 && warps_at_one % p.slots_per_lane != 0) p.slots_per_lane /= 2;
   if (!gpu) {
     p.chunks_per_team = 1;
   } else if (p.chunks_per_team == 0) {

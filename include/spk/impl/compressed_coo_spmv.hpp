@@ -91,14 +91,6 @@ struct CompressedCooWindows {
   }
 };
 
-/// K column offsets of width T at p (aligned to K * sizeof(T) or 16) plus the baseline.
-template <class Warp, int K, class T, class O>
-KOKKOS_INLINE_FUNCTION void load_columns(const std::uint8_t* p, O base, O (&col)[K]) {
-  T off[K];
-  Warp::template stream<K>(reinterpret_cast<const T*>(p), off);
-  for (int j = 0; j < K; ++j) col[j] = O(base + O(off[j]));
-}
-
 /// The launch policy of the compressed COO kernel with SL slots per lane: teams of at most 256
 /// threads, registers bounded so that three such teams fit an SM (85 per thread) with one slot
 /// per lane, two (128) with more. The kernel keeps the next chunk's head and row and column
