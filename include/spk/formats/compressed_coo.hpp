@@ -514,15 +514,13 @@ namespace impl {
 template <class S, class O, class D, class Fn>
 KOKKOS_INLINE_FUNCTION void for_each_chunk_entry(const CompressedCooData<S, O, D>& a,
                                                  std::int64_t c, const Fn& f) {
-  const std::uint8_t code = a.codes(c);
-  const bool single = (code & CooChunkCode::single_row) != 0;
+  const CooChunkHead<O> h = a.head(c);
+  const std::uint8_t code = h.code;
   const int width = code & CooChunkCode::col_width_mask;
-  const std::uint8_t* p = a.blob.data() + a.offsets(c);
-  const std::uint8_t* cols = p + (single ? 0 : blob_part(std::uint64_t(a.slots)));
-  const std::uint8_t* vals =
-      cols + blob_part((std::uint64_t(a.slots) * std::uint64_t(a.k)) << width);
+  const std::uint8_t* cols = h.cols(a.slots);
+  const std::uint8_t* vals = h.vals(a.slots, a.k);
   for (int q = 0; q < a.slots; ++q) {
-    const O r = single ? a.base_row(c) : O(a.base_row(c) + O(p[q]));
+    const O r = h.single() ? h.row0 : O(h.row0 + O(h.blob[q]));
     for (int j = 0; j < a.k; ++j) {
       const std::int64_t t = std::int64_t(q) * a.k + j;
       const std::uint32_t off = width == 0   ? cols[t]
@@ -530,7 +528,7 @@ KOKKOS_INLINE_FUNCTION void for_each_chunk_entry(const CompressedCooData<S, O, D
                                              : reinterpret_cast<const std::uint32_t*>(cols)[t];
       const S v = (code & CooChunkCode::table) ? a.table(vals[t])
                                                : reinterpret_cast<const S*>(vals)[t];
-      if (!(v == scalar_traits<S>::zero())) f(r, O(a.base_col(c) + O(off)), v);
+      if (!(v == scalar_traits<S>::zero())) f(r, O(h.col0 + O(off)), v);
     }
   }
 }

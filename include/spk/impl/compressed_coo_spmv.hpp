@@ -44,6 +44,27 @@ struct CooChunkCode {
 /// Bytes of a blob part of n bytes, rounded up to 16 (every part starts 16-byte aligned).
 KOKKOS_INLINE_FUNCTION std::uint64_t blob_part(std::uint64_t n) { return (n + 15) / 16 * 16; }
 
+/// Where a chunk's parts lie (CompressedCooData::head): read once per chunk, ahead of its
+/// entries.
+template <class O>
+struct CooChunkHead {
+  const std::uint8_t* blob = nullptr;  // the chunk's blob, whose first part is the row offsets
+  O row0 = 0, col0 = 0;                // baselines
+  std::uint8_t code = 0;
+  KOKKOS_INLINE_FUNCTION bool single() const { return (code & CooChunkCode::single_row) != 0; }
+  KOKKOS_INLINE_FUNCTION int col_width() const {
+    return 1 << (code & CooChunkCode::col_width_mask);
+  }
+  /// The column offsets (B slots)
+  KOKKOS_INLINE_FUNCTION const std::uint8_t* cols(int slots) const {
+    return blob + (single() ? 0 : blob_part(std::uint64_t(slots)));
+  }
+  /// The values or their table indices (B slots of K entries)
+  KOKKOS_INLINE_FUNCTION const std::uint8_t* vals(int slots, int k) const {
+    return cols(slots) + blob_part(std::uint64_t(slots) * std::uint64_t(k * col_width()));
+  }
+};
+
 /// The arrays of a compressed COO matrix as the kernels read them.
 template <class S, class O, class Device>
 struct CompressedCooData {
@@ -56,6 +77,16 @@ struct CompressedCooData {
   int slots = 256;  // B
   int k = 4;        // K
   std::int64_t n_chunks = 0;
+
+  /// Chunk c's code, baselines and blob.
+  KOKKOS_INLINE_FUNCTION CooChunkHead<O> head(std::int64_t c) const {
+    CooChunkHead<O> h;
+    h.code = codes(c);
+    h.row0 = base_row(c);
+    h.col0 = base_col(c);
+    h.blob = blob.data() + offsets(c);
+    return h;
+  }
 
   /// The row of slot s of chunk c.
   KOKKOS_INLINE_FUNCTION O slot_row(std::int64_t c, int s) const {
@@ -99,26 +130,6 @@ struct CompressedCooWindows {
 template <class ExecSpace, int SL>
 using CompressedCooPolicy =
     Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, (SL == 1 ? 3 : 2)>>;
-
-/// Where a chunk's parts lie: read once per chunk, ahead of its entries (CompressedCooSpmv).
-template <class O>
-struct CooChunkHead {
-  const std::uint8_t* blob = nullptr;  // the chunk's blob, whose first part is the row offsets
-  O row0 = 0, col0 = 0;                // baselines
-  std::uint8_t code = 0;
-  KOKKOS_INLINE_FUNCTION bool single() const { return (code & CooChunkCode::single_row) != 0; }
-  KOKKOS_INLINE_FUNCTION int col_width() const {
-    return 1 << (code & CooChunkCode::col_width_mask);
-  }
-  /// The column offsets (B slots)
-  KOKKOS_INLINE_FUNCTION const std::uint8_t* cols(int slots) const {
-    return blob + (single() ? 0 : blob_part(std::uint64_t(slots)));
-  }
-  /// The values or their table indices (B slots of K entries)
-  KOKKOS_INLINE_FUNCTION const std::uint8_t* vals(int slots, int k) const {
-    return cols(slots) + blob_part(std::uint64_t(slots) * std::uint64_t(k * col_width()));
-  }
-};
 
 /// The still-encoded row offset and K column offsets of a slot, as loaded (K words hold the
 /// widest, 32-bit, offsets): kept in registers while the previous chunk is multiplied.
@@ -173,15 +184,6 @@ struct CompressedCooSpmv {
   int lane_slots;
   int chunks_per_team;
 
-  KOKKOS_INLINE_FUNCTION CooChunkHead<O> head(std::int64_t c) const {
-    CooChunkHead<O> h;
-    h.code = a.codes(c);
-    h.row0 = a.base_row(c);
-    h.col0 = a.base_col(c);
-    h.blob = a.blob.data() + a.offsets(c);
-    return h;
-  }
-
   /// Issues the loads of slot s's row and column offsets (nothing waits on them here).
   KOKKOS_INLINE_FUNCTION void load_slot(const CooChunkHead<O>& h, int s,
                                         CooRawSlot<K>& raw) const {
@@ -227,13 +229,13 @@ struct CompressedCooSpmv {
     const int lane = warp::lane();
     const int s0 = wr * wslots;
     const int first = s0 + lane * lane_slots;
-    CooChunkHead<O> h = head(c0);
+    CooChunkHead<O> h = a.head(c0);
     CooRawSlot<K> pre[SL];  // the lane's first SL slots of chunk c
     for (int q = 0; q < SL; ++q) load_slot(h, first + q, pre[q]);
     for (std::int64_t c = c0; c < c1; ++c) {
       const CooChunkHead<O> cur = h;
       const bool more = c + 1 < c1;
-      if (more) h = head(c + 1);
+      if (more) h = a.head(c + 1);
       chunk(cur, c * per_chunk + wr, s0, first, pre, more, h);
     }
   }

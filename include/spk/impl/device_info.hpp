@@ -3,6 +3,7 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <atomic>
 #include <string>
 #include <type_traits>
 
@@ -11,15 +12,20 @@
 namespace spk {
 namespace impl {
 
-/// Number of multiprocessors (SMs) of the current CUDA device; the concurrency of a host space.
+/// Number of multiprocessors (SMs) of the current CUDA device (asked once per device: launch
+/// rules call this on every product); the concurrency of a host space.
 template <class ExecSpace>
 int multiprocessor_count() {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+    static std::atomic<int> known[64] = {};
     int dev = 0, n = 0;
-    require(cudaGetDevice(&dev) == cudaSuccess &&
-                cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess,
+    require(cudaGetDevice(&dev) == cudaSuccess, "spk::multiprocessor_count",
+            "the current CUDA device is unavailable");
+    if (dev >= 0 && dev < 64 && (n = known[dev].load(std::memory_order_relaxed)) > 0) return n;
+    require(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess,
             "spk::multiprocessor_count", "the CUDA device's multiprocessor count is unavailable");
+    if (dev >= 0 && dev < 64) known[dev].store(n, std::memory_order_relaxed);
     return n;
   }
 #endif
