@@ -6,6 +6,7 @@
 # report in $OUT.
 # Usage:
 #   bash perf_tests/device/ncu_kernel.sh FUNCTOR_REGEX SKIP TAG -- SPK_BENCH_ARGS...
+# NCU_BIN names another carried binary (e.g. perf_tests/spk-assemble) to profile instead.
 # e.g. ncu_kernel.sh FeatureTeamKernel 2 bcsstk38 -- --matrix '${SPK_DATA_DIR}/matrices/bcsstk38.mtx' --format auto
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,7 +27,7 @@ for a in "$@"; do args+=("$(eval echo "$a")"); done
   --launch-skip "$skip" --launch-count 1 --import-source no \
   --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
   --section SchedulerStats --section SourceCounters --section MemoryWorkloadAnalysis \
-  -f -o "$out/ncu-$tag" /tmp/spk-device/bin/perf_tests/spk-bench "${args[@]}" \
+  -f -o "$out/ncu-$tag" "/tmp/spk-device/bin/${NCU_BIN:-perf_tests/spk-bench}" "${args[@]}" \
   > "$out/ncu-$tag.log" 2>&1
 echo "ncu exit $?"
 "$ncu" --import "$out/ncu-$tag.ncu-rep" --page details > "$out/ncu-$tag-details.txt" 2>&1
