@@ -6,7 +6,8 @@
 # Usage:
 #   bash perf_tests/device/assembly.sh [tests|bench|all]   (default all)
 # Environment: KK_ALGORITHM (spk-assemble --kk-algorithm, default kk-memory), REPEAT (default 20), WARMUP (default 3), CASE_TIMEOUT (seconds per case, default
-# 600), CASES (override the list below, one "CASE|ELEMENTS|ORDERINGS|METHODS" per line).
+# 600), CASES (override the list below, one "CASE|ELEMENTS|ORDERINGS|METHODS" per line; $data
+# stands for the carried data folder; e.g. CASES="$(cat perf_tests/device/assembly_acceptance.txt)").
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/device-out}
@@ -34,6 +35,7 @@ mesh:$data/meshes/armadillo.obj:3|p1-triangle-laplacian|natural,random,rcm|$no_k
 plate:400|p2-triangle-elasticity|natural,rcm|all
 cube:24|p2-tet-elasticity|natural,rcm|all"
 cases=${CASES:-$default_cases}
+cases=${cases//\$data/$data}
 
 if [ "$steps" = tests ] || [ "$steps" = all ]; then
   for t in assembly assembly_reference generate_mesh reorder; do
@@ -48,6 +50,7 @@ if [ "$steps" = bench ] || [ "$steps" = all ]; then
   while IFS='|' read -r c elements orderings methods; do
     [ -n "$c" ] || continue
     tag=$(echo "$c" | sed -e 's#.*/##' -e 's/[^A-Za-z0-9._-]/_/g')
+    [ -n "${CASES:-}" ] && tag=$tag-$(echo "$orderings" | tr , _)  # a case may have several lines
     echo "== assembly $tag ($elements; $orderings)"
     timeout "${CASE_TIMEOUT:-600}" "$bin/perf_tests/spk-assemble" "$c" --element "$elements" \
       --ordering "$orderings" --method "${methods:-all}" --kk-algorithm "${KK_ALGORITHM:-kk-memory}" --warmup "${WARMUP:-3}" --repeat "${REPEAT:-20}" \
