@@ -485,6 +485,14 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
     variants.push_back({256, 8, spk::CooAccumulate::atomic});
     variants.push_back({256, 4, spk::CooAccumulate::deterministic});
     variants.push_back({256, 8, spk::CooAccumulate::deterministic});
+    if (gpu) {
+      // one window per warp (nothing loaded ahead: the kernel before 2026-11-26), and 2 per warp
+      for (int k : {4, 8}) {
+        variants.push_back({256, k, spk::CooAccumulate::direct, 1});
+        variants.push_back({128, k, spk::CooAccumulate::direct, 1});
+        variants.push_back({128, k, spk::CooAccumulate::direct, 2});
+      }
+    }
     add_format_candidates<S>(
         cands, "balanced-coo", "", case_label,
         [&] { return spk::BalancedCooMatrix<S, int, int, D>(a); },

@@ -1,7 +1,7 @@
 // Tests of spk/formats/balanced_coo.hpp: conversion from CSR (empty rows get a filler entry),
 // the exact round trip to_csr(), and SpMV (N with direct and atomic accumulation, T / H by
-// atomics; every B x K shape, including windows small enough that rows cross many of them)
-// against the host reference.
+// atomics; every B x K shape, including windows small enough that rows cross many of them, and
+// several windows per warp with the next one loaded ahead) against the host reference.
 #include <string>
 #include <vector>
 
@@ -32,6 +32,13 @@ std::vector<spk::BalancedCooSpmvParams> balanced_params() {
     p.entries_per_thread = 1;
     all.push_back(p);
   }
+  // several windows per warp, the next one loaded ahead (GPUs; one window per thread on the
+  // CPU): 2, 3 and 7 (the last warp's share cut short), with every accumulation mode
+  for (int w : {2, 3, 7})
+    for (int k : {1, 4, 8}) all.push_back({32, k, spk::CooAccumulate::direct, w});
+  all.push_back({64, 2, spk::CooAccumulate::atomic, 3});
+  all.push_back({32, 8, spk::CooAccumulate::deterministic, 4});
+  all.push_back({256, 4, spk::CooAccumulate::deterministic, 2});
   return all;
 }
 
@@ -183,4 +190,14 @@ TEST_CASE("balanced coo spmv: wrong sizes and parameters throw") {
   p.threads_per_team = 48;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),
                        doctest::Contains("threads per team B = 48"), std::invalid_argument);
+  p.threads_per_team = 64;
+  p.windows_per_warp = -1;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),
+                       doctest::Contains("windows_per_warp = -1"), std::invalid_argument);
+  p.windows_per_warp = 3;
+  CHECK(spk::describe(p) == "b64-k4-direct-w3");
+  // CPU backends take one chunk per thread; op = T / H scatter without windows
+  CHECK(spk::resolve_params(a, spk::Mode::N, p).windows_per_warp == 1);
+  p.windows_per_warp = 0;
+  CHECK(spk::describe(p) == "b64-k4-direct");
 }

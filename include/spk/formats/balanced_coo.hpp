@@ -7,6 +7,7 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -15,6 +16,7 @@
 #include <spk/error.hpp>
 #include <spk/impl/balanced_coo_spmv.hpp>
 #include <spk/impl/coo_spmv.hpp>
+#include <spk/impl/device_info.hpp>
 #include <spk/impl/format_common.hpp>
 #include <spk/impl/format_convert.hpp>
 #include <spk/impl/kokkos_compat.hpp>
@@ -30,12 +32,19 @@ struct BalancedCooSpmvParams {
   int threads_per_team = 0;    ///< B: a multiple of 32 in [32, 256]
   int entries_per_thread = 0;  ///< K: 1, 2, 4 or 8
   CooAccumulate accumulate = CooAccumulate::direct;
+  /// GPUs: consecutive windows of 32 K entries one warp takes, the next one's entries loaded
+  /// while the current one is multiplied (op = N); 1: one window per warp, nothing loaded
+  /// ahead (the paper's scheme); 0: choose (up to 4, keeping at least 32 chunks of B K entries
+  /// per multiprocessor). CPU backends take one chunk per thread.
+  int windows_per_warp = 0;
 };
 
-/// A short name of balanced COO launch parameters, e.g. "b256-k4-direct".
+/// A short name of balanced COO launch parameters, e.g. "b256-k4-direct" ("-wM" when
+/// windows_per_warp is set).
 inline std::string describe(const BalancedCooSpmvParams& p) {
   return "b" + std::to_string(p.threads_per_team) + "-k" + std::to_string(p.entries_per_thread) +
-         "-" + to_string(p.accumulate);
+         "-" + to_string(p.accumulate) +
+         (p.windows_per_warp > 0 ? "-w" + std::to_string(p.windows_per_warp) : std::string());
 }
 
 namespace impl {
@@ -260,13 +269,26 @@ typename BalancedCooMatrix<S, O, F, D>::csr_type BalancedCooMatrix<S, O, F, D>::
 
 /// The launch spmv would use for `a`: zero fields chosen for its execution space.
 template <class S, class O, class F, class D>
-BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& /*a*/, Mode /*mode*/,
+BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& a, Mode mode,
                                      const BalancedCooSpmvParams& params = {}) {
+  using exec = typename BalancedCooMatrix<S, O, F, D>::execution_space;
   BalancedCooSpmvParams p = params;
   if (p.threads_per_team == 0) p.threads_per_team = 256;
   if (p.entries_per_thread == 0) p.entries_per_thread = 4;
   impl::check_coo_launch("spk::spmv (balanced COO)", p.threads_per_team, p.entries_per_thread,
                          256);
+  require(p.windows_per_warp >= 0, "spk::spmv (balanced COO)",
+          "windows_per_warp = ", p.windows_per_warp, " must be 0 (choose) or positive");
+  if (!impl::is_gpu_space<exec>() || mode != Mode::N) {
+    p.windows_per_warp = 1;
+  } else if (p.windows_per_warp == 0) {
+    const std::int64_t window = 32 * std::int64_t(p.entries_per_thread);
+    const std::int64_t chunks =
+        (a.stored_entries() + window * (p.threads_per_team / 32) - 1) /
+        (window * (p.threads_per_team / 32));
+    const std::int64_t teams = 32 * std::int64_t(impl::multiprocessor_count<exec>());
+    p.windows_per_warp = int(std::clamp<std::int64_t>(chunks / teams, 1, 4));
+  }
   return p;
 }
 
@@ -280,7 +302,6 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
   using Matrix = BalancedCooMatrix<S, O, F, D>;
   using dev = typename Matrix::device_type;
   using exec = typename Matrix::execution_space;
-  using functor = BalancedCooSpmv<S, O, dev, XView, YView, K, Trans, Acc>;
   const bool gpu = is_gpu_space<exec>();
   const int lanes = Warp<exec>::size;
   const int warps = gpu ? p.threads_per_team / lanes : 1;
@@ -293,17 +314,36 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
   if (!Trans && Acc == CooAccumulate::direct)
     coo_prescale_crossing_rows<exec>(nwindows, BalancedCooWindows<S, O, dev>{data, window},
                                      beta, y);
-  functor f{data,
-            x,
-            CooOutput<S, O, YView, dev, Acc>{y, alpha, beta, beta == scalar_traits<S>::zero(),
-                                                part.carry, part.head},
-            mode == Mode::H,
-            groups,
-            window,
-            nwindows};
-  CooTeamPolicy<exec> policy((nwindows + warps - 1) / warps, warps, lanes);
-  check_team_size(policy, f, warps, lanes);
-  Kokkos::parallel_for(Trans ? "spk::balanced_coo_spmv_t" : "spk::balanced_coo_spmv", policy, f);
+  const int per_warp = gpu ? p.windows_per_warp : 1;
+  const std::int64_t league = (nwindows + std::int64_t(warps) * per_warp - 1) /
+                              (std::int64_t(warps) * per_warp);
+  const auto run = [&](auto ahead) {
+    constexpr bool Ahead = decltype(ahead)::value;
+    using functor = BalancedCooSpmv<S, O, dev, XView, YView, K, Trans, Acc, Ahead>;
+    functor f{data,
+              x,
+              CooOutput<S, O, YView, dev, Acc>{y, alpha, beta, beta == scalar_traits<S>::zero(),
+                                                  part.carry, part.head},
+              mode == Mode::H,
+              groups,
+              window,
+              nwindows,
+              per_warp};
+    BalancedCooPolicy<exec, K, Ahead> policy(int(league), warps, lanes);
+    check_team_size(policy, f, warps, lanes);
+    Kokkos::parallel_for(Trans ? "spk::balanced_coo_spmv_t" : "spk::balanced_coo_spmv", policy,
+                         f);
+  };
+  // the next window loaded ahead only where a warp takes several (GPUs, op = N)
+  if constexpr (!Trans) {
+    if (gpu && per_warp > 1) {
+      run(std::true_type{});
+    } else {
+      run(std::false_type{});
+    }
+  } else {
+    run(std::false_type{});
+  }
   if (!Trans && Acc == CooAccumulate::deterministic)
     coo_window_fixup<exec>(nwindows, BalancedCooWindows<S, O, dev>{data, window}, part.carry,
                            part.head, alpha, beta, y);

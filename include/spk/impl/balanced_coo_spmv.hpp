@@ -5,6 +5,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <type_traits>
 
 #include <spk/impl/coo_spmv.hpp>
 #include <spk/impl/csr_spmv.hpp>
@@ -46,12 +47,25 @@ struct BalancedCooWindows {
   }
 };
 
-/// One window per warp (CUDA) or per thread (CPU): lane l takes `groups` runs of K entries.
+/// The launch policy of BalancedCooSpmv: CooTeamPolicy (four teams of 256 threads per SM, 64
+/// registers) when each warp takes its windows one after the other; with the next window loaded
+/// ahead (Ahead) the loaded entries of two windows live in registers, so three teams (85
+/// registers) for K <= 4 and two (128) for K = 8, as CompressedCooPolicy does.
+template <class ExecSpace, int K, bool Ahead>
+using BalancedCooPolicy =
+    std::conditional_t<Ahead, Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, (K >= 8 ? 2 : 3)>>,
+                       CooTeamPolicy<ExecSpace>>;
+
+/// Windows of `window` entries: on CUDA a warp takes `per_warp` consecutive windows, lane l K
+/// consecutive entries of each; on the CPU a thread takes one window, `groups` runs of K. With
+/// Ahead (CUDA, op = N, per_warp > 1) a warp loads the next window's rows, columns and values
+/// before it gathers x for the current one and combines its rows, so a window waits for one
+/// round of loads instead of two.
 template <class S, class O, class Device, class XView, class YView, int K, bool Trans,
-          CooAccumulate Acc>
+          CooAccumulate Acc, bool Ahead = false>
 struct BalancedCooSpmv {
   using exec = typename Device::execution_space;
-  using member = typename CooTeamPolicy<exec>::member_type;
+  using member = typename BalancedCooPolicy<exec, K, Ahead>::member_type;
   using warp = Warp<exec>;
   using traits = scalar_traits<S>;
 
@@ -62,34 +76,72 @@ struct BalancedCooSpmv {
   int groups;
   std::int64_t window;  // warp::size * groups * K
   std::int64_t nwindows;
+  int per_warp = 1;  // consecutive windows per warp (per thread on the CPU)
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
-    const std::int64_t w = std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
-    if (w >= nwindows) return;  // the same for every lane of a warp
+  /// This lane's run g of window w: K entries from `at` (false: past the window's end).
+  KOKKOS_INLINE_FUNCTION bool load(std::int64_t w, int g, O (&r)[K], O (&c)[K], S (&v)[K]) const {
     const std::int64_t beg = w * window;
     const std::int64_t end = beg + window < a.n ? beg + window : a.n;
-    const std::int64_t first = beg + std::int64_t(warp::lane()) * groups * K;
-    CooLaneRows<O, S> lane_rows;
+    const std::int64_t at = beg + (std::int64_t(warp::lane()) * groups + g) * K;
+    if (at >= end) return false;  // n is a multiple of 8, so a started run of K is in bounds
+    warp::template load<K>(&a.rows(at), r);
+    warp::template load<K>(&a.cols(at), c);
+    warp::template load<K>(&a.values(at), v);
+    return true;
+  }
+
+  /// Multiplies a run of K loaded entries: scattered into y (op = T / H) or walked by row.
+  template <class Complete>
+  KOKKOS_INLINE_FUNCTION void multiply(const O (&r)[K], const O (&c)[K], const S (&v)[K],
+                                       CooLaneRows<O, S>& lane_rows,
+                                       const Complete& complete) const {
+    if (Trans) {
+      for (int j = 0; j < K; ++j)
+        atomic_add_value(&out.y(c[j]), (conj ? traits::conj(v[j]) : v[j]) * (out.alpha * x(r[j])));
+    } else {
+      S p[K];
+      for (int j = 0; j < K; ++j) p[j] = v[j] * x(c[j]);
+      for (int j = 0; j < K; ++j) lane_rows.push(r[j], p[j], complete);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    const std::int64_t w0 =
+        (std::int64_t(team.league_rank()) * team.team_size() + team.team_rank()) * per_warp;
+    if (w0 >= nwindows) return;  // the same for every lane of a warp
+    const std::int64_t w1 = w0 + per_warp < nwindows ? w0 + per_warp : nwindows;
     const auto complete = [&](O r, const S& s) { out.complete(r, s); };
-    for (int g = 0; g < groups; ++g) {
-      const std::int64_t at = first + std::int64_t(g) * K;
-      if (at >= end) break;  // n is a multiple of 8, so a started run of K is in bounds
+    if constexpr (Ahead) {
       O r[K], c[K];
       S v[K];
-      warp::template load<K>(&a.rows(at), r);
-      warp::template load<K>(&a.cols(at), c);
-      warp::template load<K>(&a.values(at), v);
-      if (Trans) {
-        for (int j = 0; j < K; ++j)
-          atomic_add_value(&out.y(c[j]), (conj ? traits::conj(v[j]) : v[j]) * (out.alpha * x(r[j])));
-      } else {
-        S p[K];
-        for (int j = 0; j < K; ++j) p[j] = v[j] * x(c[j]);
-        for (int j = 0; j < K; ++j) lane_rows.push(r[j], p[j], complete);
+      bool on = load(w0, 0, r, c, v);
+      for (std::int64_t w = w0; w < w1; ++w) {
+        O rn[K], cn[K];
+        S vn[K];
+        const bool next = w + 1 < w1 && load(w + 1, 0, rn, cn, vn);
+        CooLaneRows<O, S> lane_rows;
+        if (on) multiply(r, c, v, lane_rows, complete);
+        coo_close_window<warp>(lane_rows, a.window_info(w, window), w, false, out);
+        on = next;
+        if (next)
+          for (int j = 0; j < K; ++j) {
+            r[j] = rn[j];
+            c[j] = cn[j];
+            v[j] = vn[j];
+          }
+      }
+    } else {
+      for (std::int64_t w = w0; w < w1; ++w) {
+        CooLaneRows<O, S> lane_rows;
+        for (int g = 0; g < groups; ++g) {
+          O r[K], c[K];
+          S v[K];
+          if (!load(w, g, r, c, v)) break;
+          multiply(r, c, v, lane_rows, complete);
+        }
+        if (!Trans) coo_close_window<warp>(lane_rows, a.window_info(w, window), w, false, out);
       }
     }
-    if (Trans) return;
-    coo_close_window<warp>(lane_rows, a.window_info(w, window), w, false, out);
   }
 };
 
