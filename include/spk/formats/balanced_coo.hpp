@@ -26,16 +26,19 @@
 
 namespace spk {
 
-/// Launch parameters of balanced COO SpMV. Zero means "choose" (B = 256, K = 4 on GPUs, the
-/// paper's defaults; on CPU backends one thread takes a chunk of B * K entries).
+/// Launch parameters of balanced COO SpMV. Zero means "choose": on GPUs B = 128, K = 8 (the
+/// fastest shape over the large suite on an H100 and an H200, about 10% ahead of the paper's
+/// B = 256, K = 4; docs/PERFORMANCE.md); on CPU backends B = 256, K = 4, one thread taking a
+/// chunk of B * K entries.
 struct BalancedCooSpmvParams {
   int threads_per_team = 0;    ///< B: a multiple of 32 in [32, 256]
   int entries_per_thread = 0;  ///< K: 1, 2, 4 or 8
   CooAccumulate accumulate = CooAccumulate::direct;
   /// GPUs: consecutive windows of 32 K entries one warp takes, the next one's entries loaded
   /// while the current one is multiplied (op = N); 1: one window per warp, nothing loaded
-  /// ahead (the paper's scheme); 0: choose (up to 4, keeping at least 32 chunks of B K entries
-  /// per multiprocessor). CPU backends take one chunk per thread.
+  /// ahead (the paper's scheme); 0: choose (K <= 4: up to 2, keeping at least 32 chunks of
+  /// B K entries per multiprocessor; K = 8: 1, where loading ahead measured no gain). CPU
+  /// backends take one chunk per thread.
   int windows_per_warp = 0;
 };
 
@@ -273,13 +276,14 @@ BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& a, Mod
                                      const BalancedCooSpmvParams& params = {}) {
   using exec = typename BalancedCooMatrix<S, O, F, D>::execution_space;
   BalancedCooSpmvParams p = params;
-  if (p.threads_per_team == 0) p.threads_per_team = 256;
-  if (p.entries_per_thread == 0) p.entries_per_thread = 4;
+  const bool gpu = impl::is_gpu_space<exec>();
+  if (p.threads_per_team == 0) p.threads_per_team = gpu ? 128 : 256;
+  if (p.entries_per_thread == 0) p.entries_per_thread = gpu ? 8 : 4;
   impl::check_coo_launch("spk::spmv (balanced COO)", p.threads_per_team, p.entries_per_thread,
                          256);
   require(p.windows_per_warp >= 0, "spk::spmv (balanced COO)",
           "windows_per_warp = ", p.windows_per_warp, " must be 0 (choose) or positive");
-  if (!impl::is_gpu_space<exec>() || mode != Mode::N) {
+  if (!gpu || mode != Mode::N || (params.windows_per_warp == 0 && p.entries_per_thread >= 8)) {
     p.windows_per_warp = 1;
   } else if (p.windows_per_warp == 0) {
     const std::int64_t window = 32 * std::int64_t(p.entries_per_thread);
@@ -287,7 +291,9 @@ BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& a, Mod
         (a.stored_entries() + window * (p.threads_per_team / 32) - 1) /
         (window * (p.threads_per_team / 32));
     const std::int64_t teams = 32 * std::int64_t(impl::multiprocessor_count<exec>());
-    p.windows_per_warp = int(std::clamp<std::int64_t>(chunks / teams, 1, 4));
+    // H200, large suite: b128-k4 0.827x cuSPARSE COO with one window per warp, 0.875x with 2,
+    // 0.862x with 4 (docs/PERFORMANCE.md)
+    p.windows_per_warp = int(std::clamp<std::int64_t>(chunks / teams, 1, 2));
   }
   return p;
 }
