@@ -22,6 +22,7 @@ and the fraction of the copy bandwidth. Then geometric means over the large matr
 (>= 20M nonzeros) and over all.
 """
 import json
+import re
 import math
 import sys
 from collections import defaultdict
@@ -186,8 +187,10 @@ def summarize_coo(path):
             if not rs:
                 return None, None
             best = min(rs, key=lambda r: r["median_ms"])
+            # the default launch: "auto:" without a storage prefix (a windows or chunks per
+            # warp/team suffix, -wM / -cM, does not count)
             dflt = next((r for r in rs if r["variant"].startswith("auto:") and
-                         r["variant"].count("-") <= 2), best)
+                         re.sub(r"-[wc]\d+$", "", r["variant"]).count("-") <= 2), best)
             return dflt, best
         bd, bb = dflt_best("balanced-coo")
         cd, cb = dflt_best("compressed-coo")

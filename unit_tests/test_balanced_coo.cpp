@@ -196,8 +196,12 @@ TEST_CASE("balanced coo spmv: wrong sizes and parameters throw") {
                        doctest::Contains("windows_per_warp = -1"), std::invalid_argument);
   p.windows_per_warp = 3;
   CHECK(spk::describe(p) == "b64-k4-direct-w3");
-  // CPU backends take one chunk per thread; op = T / H scatter without windows
+  // CPU backends take one chunk per thread (on GPUs, op = T / H too)
   CHECK(spk::resolve_params(a, spk::Mode::N, p).windows_per_warp == 1);
+  CHECK(spk::resolve_params(a, spk::Mode::T, p).windows_per_warp == 1);
+  // one window per warp keeps the names of earlier runs
+  p.windows_per_warp = 1;
+  CHECK(spk::describe(p) == "b64-k4-direct");
   p.windows_per_warp = 0;
   CHECK(spk::describe(p) == "b64-k4-direct");
 }

@@ -35,8 +35,8 @@ namespace spk {
 
 /// Launch parameters of the assembly kernels (results do not depend on them). 0 picks the
 /// default of the execution space: on GPUs a power of two of lanes per row near the mean row
-/// work (pattern: 8..32, numeric: 4..32) and 128 threads per team; on CPUs one row per thread,
-/// no lanes.
+/// work (pattern: 8..32, numeric: 4..32) and 128 threads per team (the staged numeric kernels
+/// of block entries: one warp per team); on CPUs one row per thread, no lanes.
 struct AssemblyParams {
   int symbolic_lanes = 0;  ///< lanes per row of the pattern kernels
   int numeric_lanes = 0;   ///< lanes per row of the numeric kernel

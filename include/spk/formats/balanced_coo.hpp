@@ -27,27 +27,27 @@
 namespace spk {
 
 /// Launch parameters of balanced COO SpMV. Zero means "choose": on GPUs B = 128, K = 8 (the
-/// fastest shape over the large suite on an H100 and an H200, about 10% ahead of the paper's
-/// B = 256, K = 4; docs/PERFORMANCE.md); on CPU backends B = 256, K = 4, one thread taking a
-/// chunk of B * K entries.
+/// fastest shape over the nine large matrices on an H100 and an H200: 0.897x and 0.873x
+/// cuSPARSE COO against 0.844x and 0.791x for the paper's B = 256, K = 4; docs/PERFORMANCE.md);
+/// on CPU backends B = 256, K = 4, one thread taking a chunk of B * K entries.
 struct BalancedCooSpmvParams {
   int threads_per_team = 0;    ///< B: a multiple of 32 in [32, 256]
   int entries_per_thread = 0;  ///< K: 1, 2, 4 or 8
   CooAccumulate accumulate = CooAccumulate::direct;
   /// GPUs: consecutive windows of 32 K entries one warp takes, the next one's entries loaded
   /// while the current one is multiplied (op = N); 1: one window per warp, nothing loaded
-  /// ahead (the paper's scheme); 0: choose (K <= 4: up to 2, keeping at least 32 chunks of
-  /// B K entries per multiprocessor; K = 8: 1, where loading ahead measured no gain). CPU
-  /// backends take one chunk per thread.
+  /// ahead (the paper's scheme); 0: choose (K <= 4: 2 where there are at least 64 chunks of
+  /// B K entries per multiprocessor, else 1; K = 8: 1, where loading ahead measured no gain).
+  /// CPU backends and op = T / H take one window at a time.
   int windows_per_warp = 0;
 };
 
-/// A short name of balanced COO launch parameters, e.g. "b256-k4-direct" ("-wM" when
-/// windows_per_warp is set).
+/// A short name of balanced COO launch parameters, e.g. "b256-k4-direct", with "-wM" when a
+/// warp takes M > 1 windows (one window per warp keeps the name it had before windows_per_warp).
 inline std::string describe(const BalancedCooSpmvParams& p) {
   return "b" + std::to_string(p.threads_per_team) + "-k" + std::to_string(p.entries_per_thread) +
          "-" + to_string(p.accumulate) +
-         (p.windows_per_warp > 0 ? "-w" + std::to_string(p.windows_per_warp) : std::string());
+         (p.windows_per_warp > 1 ? "-w" + std::to_string(p.windows_per_warp) : std::string());
 }
 
 namespace impl {
@@ -291,8 +291,8 @@ BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& a, Mod
         (a.stored_entries() + window * (p.threads_per_team / 32) - 1) /
         (window * (p.threads_per_team / 32));
     const std::int64_t teams = 32 * std::int64_t(impl::multiprocessor_count<exec>());
-    // H200, large suite: b128-k4 0.827x cuSPARSE COO with one window per warp, 0.875x with 2,
-    // 0.862x with 4 (docs/PERFORMANCE.md)
+    // H200, nine large matrices: b128-k4 0.817x cuSPARSE COO with one window per warp, 0.861x
+    // with 2; 4 were no better than 2 on the five it was timed on (docs/PERFORMANCE.md)
     p.windows_per_warp = int(std::clamp<std::int64_t>(chunks / teams, 1, 2));
   }
   return p;
@@ -340,9 +340,10 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
     Kokkos::parallel_for(Trans ? "spk::balanced_coo_spmv_t" : "spk::balanced_coo_spmv", policy,
                          f);
   };
-  // the next window loaded ahead only where a warp takes several (GPUs, op = N)
-  if constexpr (!Trans) {
-    if (gpu && per_warp > 1) {
+  // the next window loaded ahead only where a warp takes several (GPUs, op = N); CPU builds
+  // do not instantiate that kernel
+  if constexpr (!Trans && is_gpu_space<exec>()) {
+    if (per_warp > 1) {
       run(std::true_type{});
     } else {
       run(std::false_type{});

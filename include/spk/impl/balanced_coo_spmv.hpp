@@ -1,6 +1,7 @@
 // spk/impl/balanced_coo_spmv.hpp: SpMV of the balanced COO format. Teams take chunks of B * K
-// stored entries (B threads, K consecutive entries each, loaded with 16-byte loads where K allows);
-// rows are combined as described in coo_spmv.hpp.
+// stored entries (B threads, K consecutive entries each, loaded with 16-byte loads where K allows;
+// on GPUs a warp may take several consecutive windows of 32 K, loading the next one ahead); rows
+// are combined as described in coo_spmv.hpp.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -53,7 +54,8 @@ struct BalancedCooWindows {
 /// registers) for K <= 4 and two (128) for K = 8, as CompressedCooPolicy does.
 template <class ExecSpace, int K, bool Ahead>
 using BalancedCooPolicy =
-    std::conditional_t<Ahead, Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, (K >= 8 ? 2 : 3)>>,
+    std::conditional_t<Ahead,
+                       Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, (K >= 8 ? 2 : 3)>>,
                        CooTeamPolicy<ExecSpace>>;
 
 /// Windows of `window` entries: on CUDA a warp takes `per_warp` consecutive windows, lane l K
@@ -106,6 +108,7 @@ struct BalancedCooSpmv {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    // Ahead is launched on GPUs only, where groups == 1: it loads run 0 of each window
     const std::int64_t w0 =
         (std::int64_t(team.league_rank()) * team.team_size() + team.team_rank()) * per_warp;
     if (w0 >= nwindows) return;  // the same for every lane of a warp

@@ -258,9 +258,10 @@ void coo_dispatch(Mode mode, CooAccumulate acc, int k, bool empty, S beta, const
   }
 }
 
-/// The launch policy of the balanced COO kernel: teams of at most 256 threads, and registers
-/// bounded so that four such teams fit an SM (64 per thread). The compressed COO kernel has its
-/// own (CompressedCooPolicy).
+/// The launch policy of the balanced COO kernel with one window per warp: teams of at most 256
+/// threads, and registers bounded so that four such teams fit an SM (64 per thread). With the
+/// next window loaded ahead it takes BalancedCooPolicy, and the compressed COO kernel its own
+/// (CompressedCooPolicy).
 template <class ExecSpace>
 using CooTeamPolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 4>>;
 
