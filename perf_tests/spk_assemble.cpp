@@ -9,6 +9,9 @@
 //   spk-numeric-columns, spk-placement-columns (method spk-columns): the same on a pattern
 //                  without contribution slots (AssemblyParams::incidence_slots false: the
 //                  staged placement in column order only)
+//   spk-numeric-unmirrored, spk-placement-unmirrored (method spk-unmirrored): the same on a
+//                  pattern without the mirror maps (AssemblyParams::mirror false: every entry
+//                  formed from its own contributions, no symmetric assembly)
 //   coo-sort       GPU: block triplets, spk's radix sort by key, reduce by key (spk::coo_to_csr)
 //   thrust-sort    GPU (CUDA builds): block triplets, thrust::sort_by_key, reduce by key
 //   kk-spgemm      Kokkos Kernels SpGEMM A = P (K_e P^T), full and numeric-only (kk-spgemm-numeric)
@@ -61,8 +64,9 @@ Kokkos Kernels SpGEMM, per mesh ordering.
                          p1-tet-laplacian, p1-tet-elasticity, p2-tet-elasticity, or all
                          (default all: those of the case's element kind)
   --ordering LIST        natural, random, rcm, morton, spectral, or all (default natural,rcm)
-  --method LIST          spk, spk-columns, coo-sort, thrust-sort, kk-spgemm, host-sort, or all
-                         (default all; spk-columns: numeric-only without contribution slots)
+  --method LIST          spk, spk-columns, spk-unmirrored, coo-sort, thrust-sort, kk-spgemm,
+                         host-sort, or all (default all; spk-columns: numeric-only without
+                         contribution slots; spk-unmirrored: without symmetric assembly)
   --warmup N             untimed device runs (default 3)
   --repeat N             timed device runs, median reported (default 20)
   --host-repeat N        timed host-sort runs (default 1)
@@ -268,6 +272,12 @@ void run_element(const Element& element, const std::string& mesh_name,
     params.incidence_slots = false;
     numeric_rows(spk::assemble_symbolic(mesh, params), "-columns", [](std::size_t, double) {});
   }
+  if (has(opt.methods, "spk-unmirrored")) {
+    spk::AssemblyParams params = opt.params;
+    params.mirror = false;
+    numeric_rows(spk::assemble_symbolic(mesh, params), "-unmirrored",
+                 [](std::size_t, double) {});
+  }
   const std::size_t triplet_bytes =
       std::size_t(elements.size()) * K * K * (2 * sizeof(int) + B * B * sizeof(double)) +
       ref.values.size() * sizeof(double) + ref.col_idx.size() * sizeof(int);
@@ -439,7 +449,7 @@ void run_case(const std::string& spec, const Options& opt, Report& report) {
 }
 
 void print_table(const Report& report) {
-  std::printf("%-22s %-8s %-22s %-18s %9s %10s %10s %10s %9s %9s\n", "mesh", "ordering",
+  std::printf("%-22s %-8s %-22s %-24s %9s %10s %10s %10s %9s %9s\n", "mesh", "ordering",
               "element", "method", "nodes", "nnz", "bandwidth", "median_ms", "vs_spk", "rel_err");
   for (const Row& r : report.rows) {
     double spk_full = 0;
@@ -447,7 +457,7 @@ void print_table(const Report& report) {
       if (s.mesh == r.mesh && s.ordering == r.ordering && s.element == r.element &&
           s.method == "spk-full")
         spk_full = s.t.median;
-    std::printf("%-22s %-8s %-22s %-18s %9lld %10lld %10lld %10.4f %9.2f %9.1e\n", r.mesh.c_str(),
+    std::printf("%-22s %-8s %-22s %-24s %9lld %10lld %10lld %10.4f %9.2f %9.1e\n", r.mesh.c_str(),
                 r.ordering.c_str(), r.element.c_str(), r.method.c_str(), (long long)r.nodes,
                 (long long)r.nnz, (long long)r.bandwidth, r.t.median,
                 spk_full > 0 ? r.t.median / spk_full : 0.0, r.rel_error);
@@ -551,9 +561,9 @@ int main(int argc, char** argv) {
       "p1-tet-elasticity", "p2-tet-elasticity"};
   const std::vector<std::string> known_orderings = {"all", "natural", "random", "rcm", "morton",
                                                     "spectral"};
-  const std::vector<std::string> known_methods = {"all",         "spk",       "spk-columns",
-                                                  "coo-sort",    "thrust-sort", "kk-spgemm",
-                                                  "host-sort"};
+  const std::vector<std::string> known_methods = {
+      "all",      "spk",         "spk-columns", "spk-unmirrored",
+      "coo-sort", "thrust-sort", "kk-spgemm",   "host-sort"};
   for (const auto& [list, known, what] :
        {std::make_tuple(&opt.elements, &known_elements, "--element"),
         std::make_tuple(&opt.orderings, &known_orderings, "--ordering"),

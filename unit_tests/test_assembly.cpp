@@ -359,8 +359,9 @@ namespace {
 /// Full assembly and numeric-only re-assembly with each numeric staging (none, passes of 1, 4,
 /// 7, 24, 128 and 4096 contributions, the default), numeric-only on a pattern with and without
 /// contribution slots (rows of at most a pass's contributions by incidence, the others in
-/// column order), must give the same bits: every variant adds each entry's blocks in element
-/// order.
+/// column order) and with and without the mirror maps (staged: symmetric assembly, the upper
+/// entries formed and mirrored), must give the same bits: every variant adds each entry's
+/// blocks in element order, and the elements' entries are bitwise symmetric.
 template <class Device, class Element, std::size_t K>
 void check_same_bits(const Element& element, const std::vector<Vec3>& nodes,
                      const std::vector<std::array<int, K>>& elements) {
@@ -369,10 +370,13 @@ void check_same_bits(const Element& element, const std::vector<Vec3>& nodes,
   constexpr int B = Element::dofs_per_node;
   const Expanded full = expand<B>(spk::assemble(element, mesh, coords));
   const auto data = spk::element_data(element, mesh, coords);
-  for (const bool slots : {true, false}) {
+  for (const int variant : {0, 1, 2, 3}) {
+    const bool slots = (variant & 1) == 0, mirror = (variant & 2) == 0;
     CAPTURE(slots);
+    CAPTURE(mirror);
     spk::AssemblyParams sp;
     sp.incidence_slots = slots;
+    sp.mirror = mirror;
     auto pattern = spk::assemble_symbolic(mesh, sp);
     CHECK((pattern.contribution_slots.extent(0) > 0) == (slots && mesh.nnz() > 0));
     const auto a = spk::assembled_matrix<Element>(pattern);
@@ -588,6 +592,60 @@ void check_slots(const spk::AssemblyPattern<Device>& p) {
   CHECK(wrong == 0);
 }
 
+/// The maps of symmetric assembly: diagonal(v) is the place of (v, v) (-1 for an empty row);
+/// transpose_map(j) of entry (v, u) is the place of (u, v) and an involution; with slots, row
+/// v's upper_slots pairs from qu = contribution_map(diagonal(v)) to the row's end name places
+/// qu + second in [qu, row end), each once, holding their contributions (first), whose column
+/// nodes are >= v, in incidence order (packed contributions strictly increasing).
+template <class Device>
+void check_mirror(const spk::AssemblyPattern<Device>& p) {
+  const int k = p.mesh.nodes_per_element();
+  const std::vector<int> rows = host_ints(p.row_map), cols = host_ints(p.col_idx),
+                         cmap = host_ints(p.contribution_map), contrib = host_ints(p.contributions),
+                         diag = host_ints(p.diagonal), tr = host_ints(p.transpose_map),
+                         upper = host_ints(p.upper_slots), nodes = host_ints(p.mesh.nodes());
+  const std::size_t n = std::size_t(p.n_nodes());
+  REQUIRE(diag.size() == n);
+  REQUIRE(tr.size() == cols.size());
+  CHECK(upper.size() == 2 * p.contribution_slots.extent(0));
+  std::size_t bad_diag = 0, bad_tr = 0, bad_upper = 0;
+  for (std::size_t v = 0; v < n; ++v) {
+    const int r0 = rows[v], r1 = rows[v + 1];
+    if (r0 == r1) {
+      bad_diag += diag[v] != -1;
+      continue;
+    }
+    const int d = diag[v];
+    if (d < r0 || d >= r1 || cols[std::size_t(d)] != int(v)) {
+      ++bad_diag;
+      continue;
+    }
+    for (int j = r0; j < r1; ++j) {
+      const int u = cols[std::size_t(j)], t = tr[std::size_t(j)];
+      bad_tr += t < rows[std::size_t(u)] || t >= rows[std::size_t(u) + 1] ||
+                cols[std::size_t(t)] != int(v) || tr[std::size_t(t)] != j;
+    }
+    if (upper.empty()) continue;
+    const int qu = cmap[std::size_t(d)], q1 = cmap[std::size_t(r1)];
+    std::vector<char> seen(std::size_t(q1 - qu), 0);
+    int previous = -1;
+    for (int t = qu; t < q1; ++t) {
+      const int x = upper[2 * std::size_t(t)], q = qu + upper[2 * std::size_t(t) + 1];
+      if (q < qu || q >= q1 || seen[std::size_t(q - qu)] || contrib[std::size_t(q)] != x) {
+        ++bad_upper;
+        continue;
+      }
+      seen[std::size_t(q - qu)] = 1;
+      const int column = nodes[std::size_t(x / k / k) * std::size_t(k) + std::size_t(x % k)];
+      bad_upper += column < int(v) || x <= previous;
+      previous = x;
+    }
+  }
+  CHECK(bad_diag == 0);
+  CHECK(bad_tr == 0);
+  CHECK(bad_upper == 0);
+}
+
 }  // namespace
 
 TEST_CASE_TEMPLATE_DEFINE("assembly: contribution slots invert the action map", Device,
@@ -600,6 +658,15 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: contribution slots invert the action map", 
     none.incidence_slots = false;
     const auto bare = spk::assemble_symbolic(mesh, none);
     CHECK(bare.contribution_slots.extent(0) == 0);
+    CHECK(bare.upper_slots.extent(0) == 0);
+    check_mirror(bare);
+    spk::AssemblyParams plain = none;
+    plain.mirror = false;
+    const auto unmirrored = spk::assemble_symbolic(mesh, plain);
+    CHECK(unmirrored.diagonal.extent(0) == 0);
+    CHECK(unmirrored.transpose_map.extent(0) == 0);
+    CHECK(bare.memory_bytes() - unmirrored.memory_bytes() ==
+          (bare.diagonal.extent(0) + bare.nnz()) * sizeof(int));
     for (const int lanes : {0, 1, 8, 32})
       for (const int cap : {0, 8, 40}) {
         CAPTURE(lanes);
@@ -611,11 +678,15 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: contribution slots invert the action map", 
         // the capacity is at least the lanes per row (1 on CPUs whatever is asked)
         if (cap == 8 && (lanes == 1 || lanes == 8)) CHECK(p.long_rows > 0);
         check_slots(p);
-        // the rest of the pattern as without slots, and K^2 ints per element more memory
+        check_mirror(p);
+        // the rest of the pattern as without slots, and K^2 ints per element more memory for
+        // the slots, twice as many for the upper slots
         CHECK(host_ints(p.contributions) == host_ints(bare.contributions));
         CHECK(host_ints(p.contribution_map) == host_ints(bare.contribution_map));
         CHECK(host_ints(p.col_idx) == host_ints(bare.col_idx));
-        CHECK(p.memory_bytes() - bare.memory_bytes() == p.contributions.extent(0) * sizeof(int));
+        CHECK(host_ints(p.transpose_map) == host_ints(bare.transpose_map));
+        CHECK(p.memory_bytes() - bare.memory_bytes() ==
+              3 * p.contributions.extent(0) * sizeof(int));
       }
   }
   SUBCASE("fans of 300 and 3000 triangles (shared and global long-row scratch), P2 tetrahedra") {
@@ -625,10 +696,13 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: contribution slots invert the action map", 
           spk::assemble_symbolic(spk::mesh_matrix<Device>(int(m.vertices.size()), m.triangles));
       CHECK(p.long_rows == 1);
       check_slots(p);
+      check_mirror(p);
     }
     const spk::QuadraticTetMesh cube2 = spk::quadratic_mesh(spk::cube_mesh(2, 2, 2));
-    check_slots(spk::assemble_symbolic(
-        spk::mesh_matrix<Device>(int(cube2.nodes.size()), cube2.elements)));
+    const auto p2 = spk::assemble_symbolic(
+        spk::mesh_matrix<Device>(int(cube2.nodes.size()), cube2.elements));
+    check_slots(p2);
+    check_mirror(p2);
   }
   SUBCASE("no elements: no slots") {
     const auto p =
@@ -815,7 +889,7 @@ TEST_CASE_TEMPLATE_APPLY(assembly_errors, spk_test::all_devices);
 
 TEST_CASE_TEMPLATE_DEFINE("assembly: element data names the first degenerate element per call",
                           Device, assembly_degenerate_calls) {
-  // Elasticity (13 reals: GPUs compute it by teams into the mesh matrix's flag): repeated calls
+  // Elasticity (9 reals: GPUs compute it by teams into the mesh matrix's flag): repeated calls
   // on one mesh (and its copy, which shares the flag), degenerate, good, degenerate again.
   const spk::TetMesh cube = spk::cube_mesh(3, 2, 2);
   const spk::P1TetElasticity element(spk::ElasticMaterial{1.0, 0.3});
@@ -837,7 +911,8 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: element data names the first degenerate ele
   }
   REQUIRE(first <= 5);
   const std::string message = "element " + std::to_string(first) + " (nodes";
-  Kokkos::View<double*, Device> data("data", cube.tetrahedra.size() * 13);
+  Kokkos::View<double*, Device> data("data",
+                                     cube.tetrahedra.size() * spk::P1TetElasticity::data_size);
   const auto bad_xyz = spk::node_coordinates<Device>(flat);
   const auto good_xyz = spk::node_coordinates<Device>(cube.vertices);
   for (int round = 0; round < 2; ++round) {

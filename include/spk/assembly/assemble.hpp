@@ -10,8 +10,11 @@
 //  - numeric (spk::element_data, spk::assemble_numeric), per new geometry or material: each
 //    element's compact data (spk/assembly/elements.hpp), then each row of S placed by one thread
 //    and its lanes, entry S(a, b) summing the action-map blocks of its contributions: the product
-//    E E^T with the multiplication replaced by the action map. No atomics, no per-element
-//    matrices in memory, and results identical from run to run.
+//    E E^T with the multiplication replaced by the action map. For elements with symmetric
+//    entries the staged kernel forms only each row's diagonal and upper entries and stores
+//    their transposes into the mirror entries (through the pattern's transpose map): about
+//    (K + 1) / 2K of the blocks. No atomics, no per-element matrices in memory, and results
+//    identical from run to run (and to spk::assemble's, bit for bit).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -60,6 +63,13 @@ struct AssemblyParams {
   /// of more contributions than a stage pass holds keep the column order. false: neither (K^2
   /// ints per element less). The same bits either way. spk::assemble ignores it.
   bool incidence_slots = true;
+  /// spk::assemble_symbolic also keeps the maps of symmetric assembly (AssemblyPattern::
+  /// diagonal, transpose_map and, with incidence_slots, upper_slots: n + nnz + K ints per
+  /// incidence), and the staged numeric kernel then forms, for elements with symmetric entries
+  /// (Element::symmetric_entries), only each row's diagonal and upper entries from their
+  /// contributions (about (K + 1) / 2K of them) and stores each upper entry's transpose to its
+  /// mirror. The same bits either way. spk::assemble ignores it.
+  bool mirror = true;
 };
 
 /// Result of the symbolic phase: the mesh matrix, its transpose (node incidence) and the
@@ -81,6 +91,17 @@ struct AssemblyPattern {
   /// incidence(j) = e K + k lies at contributions(contribution_slots(j K + b)). K entries per
   /// incidence; empty when params.incidence_slots is false.
   Kokkos::View<int*, device_type> contribution_slots;
+  /// Symmetric assembly (params.mirror; else empty): diagonal(v) = the place of (v, v) in
+  /// col_idx (-1 for an empty row); transpose_map(j) = the place of (u, v) for entry j = (v, u);
+  /// upper_slots, pairs in the action map's index space (2 K ints per incidence; only with
+  /// contribution slots): for row v, the t-th of its contributions, in incidence order, that
+  /// belong to its diagonal or upper entries is upper_slots(2 (qu + t)) (packed as in
+  /// contributions) and lies at contributions(qu + upper_slots(2 (qu + t) + 1)), where
+  /// qu = contribution_map(diagonal(v)) (those contributions are the action map's [qu, row end)).
+  Kokkos::View<int*, device_type> diagonal, transpose_map, upper_slots;
+  /// Mean |transpose_map(j) - j| over the entries: how far, in entries, a mirrored store lands
+  /// from the entry that makes it (symmetric assembly pays where that is near; 0 without maps).
+  double mirror_distance = 0;
   int max_degree = 0;      ///< most elements at one node
   int max_row_length = 0;  ///< longest row of E E^T
   int long_rows = 0;       ///< rows past the main pattern kernel's capacity (row_capacity)
@@ -92,7 +113,8 @@ struct AssemblyPattern {
   std::size_t memory_bytes() const {
     return (incidence_map.extent(0) + incidence.extent(0) + row_map.extent(0) +
             col_idx.extent(0) + contributions.extent(0) + contribution_map.extent(0) +
-            contribution_slots.extent(0)) *
+            contribution_slots.extent(0) + diagonal.extent(0) + transpose_map.extent(0) +
+            upper_slots.extent(0)) *
            sizeof(int);
   }
 };
@@ -430,6 +452,40 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
                          f);
   }
   p.contribution_map = contribution_map;
+  if (params.mirror && nnz > 0) {
+    // the upper slots first: their pairs are read as 8-byte loads
+    const std::size_t upper = 2 * p.contribution_slots.extent(0);
+    Kokkos::View<int*, dev> maps(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::mirror_maps"),
+        upper + nn + nnz);
+    if (upper > 0) p.upper_slots = Kokkos::subview(maps, std::make_pair(std::size_t(0), upper));
+    p.diagonal = Kokkos::subview(maps, std::make_pair(upper, upper + nn));
+    p.transpose_map = Kokkos::subview(maps, std::make_pair(upper + nn, upper + nn + nnz));
+    impl::PatternMirror<dev> f;
+    f.row_map = p.row_map;
+    f.col_idx = p.col_idx;
+    f.contrib_map = p.contribution_map;
+    f.inc_map = p.incidence_map;
+    f.slots = p.contribution_slots;
+    f.contrib = p.contributions;
+    f.diagonal = p.diagonal;
+    f.transpose = p.transpose_map;
+    f.upper = p.upper_slots;
+    f.n = n;
+    f.k = k;
+    const double mean_row = n > 0 ? double(nnz) / n : 1.0;
+    const impl::RowLaunch l =
+        impl::row_launch<exec>(mean_row, 0, params.numeric_lanes, params.rows_per_team);
+    Kokkos::parallel_for("spk::assembly::pattern::mirror",
+                         Kokkos::TeamPolicy<exec>((n + l.rows - 1) / l.rows, l.rows, l.lanes), f);
+    const auto tr = p.transpose_map;
+    std::int64_t distance = 0;
+    Kokkos::parallel_reduce(
+        "spk::assembly::pattern::mirror_distance", Kokkos::RangePolicy<exec>(0, int(nnz)),
+        KOKKOS_LAMBDA(int j, std::int64_t& sum) { sum += tr(j) > j ? tr(j) - j : j - tr(j); },
+        distance);
+    p.mirror_distance = double(distance) / double(nnz);
+  }
   return p;
 }
 
@@ -568,15 +624,28 @@ void assemble_numeric(
   f.data = data;
   f.values = reinterpret_cast<double*>(a.values().data());
   f.n = p.n_nodes();
+  constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
+  const bool symmetric = impl::symmetric_entries<Element>::value && p.diagonal.extent(0) > 0 &&
+                         impl::mirror_pays(BB, p.mirror_distance);
   const double mean_row = p.n_nodes() > 0 ? double(p.nnz()) / p.n_nodes() : 1.0;
   const double mean_contrib =
       p.n_nodes() > 0 ? double(p.contributions.extent(0)) / p.n_nodes() : 1.0;
+  // symmetric: a row stages its diagonal's contributions (one per incidence) and half the rest
+  const double staged_contrib =
+      !symmetric ? mean_contrib
+                 : p.n_nodes() > 0 ? 0.5 * double(p.contributions.extent(0) +
+                                                  p.incidence.extent(0)) / p.n_nodes()
+                                   : 1.0;
   const impl::NumericLaunch l = impl::numeric_launch<exec>(
       mean_row, mean_contrib, Element::dofs_per_node * Element::dofs_per_node,
       p.params.numeric_lanes, p.params.rows_per_team, p.params.numeric_stage,
-      p.contribution_slots.extent(0) > 0);
+      (symmetric ? p.upper_slots : p.contribution_slots).extent(0) > 0, staged_contrib);
   f.w = l.rows.lanes;
   f.cap = l.cap;
+  f.symmetric = symmetric && l.cap > 0;
+  f.diagonal = p.diagonal;
+  f.transpose = p.transpose_map;
+  f.upper = p.upper_slots;
   const int league = (p.n_nodes() + l.rows.rows - 1) / l.rows.rows;
   Kokkos::TeamPolicy<exec> policy(league, l.rows.rows, l.rows.lanes);
   if (l.cap > 0) policy.set_scratch_size(0, Kokkos::PerThread(l.scratch_bytes));

@@ -3,8 +3,8 @@
 //
 // An element type stores per element only `data_size` reals computed from its geometry (its
 // "compact data": 3 half-cotangents per linear triangle instead of 9 entries, 6 edge weights per
-// linear tetrahedron instead of 16, the barycentric gradients and the volume of an elasticity
-// element instead of its 144 or 900 entries). Its `entry(data, a, b, out)` is the action map: it
+// linear tetrahedron instead of 16, the scaled barycentric gradients of a linear elasticity
+// element instead of its 144 entries). Its `entry(data, a, b, out)` is the action map: it
 // expands the compact data into the B x B block that local node a and local node b exchange
 // (B = dofs_per_node), on the fly, where the global assembly places it.
 //
@@ -16,6 +16,12 @@
 //   static constexpr const char* name;
 //   bool element_data(const double (*x)[3], double* data) const;  // false: degenerate element
 //   void entry(const double* data, int a, int b, double* out) const;  // out: B x B, row-major
+// and may declare
+//   static constexpr bool symmetric_entries = true;
+// when entry(data, b, a) is, bit for bit, the transpose of entry(data, a, b) (true of every
+// element here: symmetric bilinear forms, products formed so that swapping a and b swaps only
+// commuting factors). spk::assemble_numeric then forms only the diagonal and upper entries
+// and writes each upper entry's transpose to its mirror (spk::AssemblyParams::mirror).
 // Local node order: vertices first; quadratic elements then the edge midpoints, triangles
 // (0,1), (1,2), (2,0) and tetrahedra (0,1), (1,2), (0,2), (0,3), (1,3), (2,3)
 // (spk/mesh/quadratic_mesh.hpp numbers them so).
@@ -75,8 +81,8 @@ KOKKOS_INLINE_FUNCTION void tet_gradient(const double* data, int v, double* g) {
 }
 
 /// Gradients of all 4 barycentric coordinates (d[3 v .. 3 v + 2], v = 0..3) and the volume
-/// (d[12]); false for a degenerate tetrahedron. The elasticity elements' compact data: an entry
-/// then reads only the two gradients it needs and the volume.
+/// (d[12]); false for a degenerate tetrahedron. P2TetElasticity's compact data: an entry then
+/// reads only the gradients it needs and the volume.
 KOKKOS_INLINE_FUNCTION bool tet_all_gradients(const double (*x)[3], double* d) {
   double g[10];
   if (!tet_gradients(x, g)) return false;
@@ -116,6 +122,7 @@ struct P1TriangleLaplacian {
   static constexpr int geometry_nodes = 3;
   static constexpr int dofs_per_node = 1;
   static constexpr int data_size = 3;
+  static constexpr bool symmetric_entries = true;
   static constexpr const char* name = "p1-triangle-laplacian";
 
   KOKKOS_INLINE_FUNCTION bool element_data(const double (*x)[3], double* data) const {
@@ -150,6 +157,7 @@ struct P1TetLaplacian {
   static constexpr int geometry_nodes = 4;
   static constexpr int dofs_per_node = 1;
   static constexpr int data_size = 6;
+  static constexpr bool symmetric_entries = true;
   static constexpr const char* name = "p1-tet-laplacian";
 
   /// Index of edge (a, b), a != b, in the order above.
@@ -182,13 +190,15 @@ struct P1TetLaplacian {
 
 /// Linear tetrahedron, isotropic linear elasticity, 3 DOF per node (3 x 3 blocks):
 /// K_ab = V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I), the same matrix as
-/// spk::elasticity_stiffness. Compact data: the gradients of the 4 barycentric coordinates and
-/// the volume, 13 reals instead of 144 entries.
+/// spk::elasticity_stiffness. Compact data: sqrt(V) times the gradients of barycentric
+/// coordinates 1..3 (that of coordinate 0 is minus their sum), 9 reals instead of 144 entries;
+/// an entry forms the two scaled gradients it needs and their products.
 struct P1TetElasticity {
   static constexpr int nodes_per_element = 4;
   static constexpr int geometry_nodes = 4;
   static constexpr int dofs_per_node = 3;
-  static constexpr int data_size = 13;
+  static constexpr int data_size = 9;
+  static constexpr bool symmetric_entries = true;
   static constexpr const char* name = "p1-tet-elasticity";
   double lambda = 0, mu = 0;
 
@@ -200,16 +210,20 @@ struct P1TetElasticity {
   }
 
   KOKKOS_INLINE_FUNCTION bool element_data(const double (*x)[3], double* data) const {
-    return impl::tet_all_gradients(x, data);
+    double g[10];
+    if (!impl::tet_gradients(x, g)) return false;
+    const double s = impl::sqrt(g[9]);
+    for (int i = 0; i < 9; ++i) data[i] = s * g[i];
+    return true;
   }
 
   KOKKOS_INLINE_FUNCTION void entry(const double* data, int a, int b, double* out) const {
-    const double* ga = data + 3 * a;
-    const double* gb = data + 3 * b;
-    const double v = data[12];
+    double ga[3], gb[3];
+    impl::tet_gradient(data, a, ga);  // sqrt(V) grad phi_a (linear in the data)
+    impl::tet_gradient(data, b, gb);
     double m[3][3];
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) m[i][j] = v * ga[i] * gb[j];
+      for (int j = 0; j < 3; ++j) m[i][j] = ga[i] * gb[j];  // symmetric in a, b
     impl::lame_block<3>(lambda, mu, m, out);
   }
 };
@@ -224,6 +238,7 @@ struct P2TriangleElasticity {
   static constexpr int geometry_nodes = 3;
   static constexpr int dofs_per_node = 2;
   static constexpr int data_size = 5;
+  static constexpr bool symmetric_entries = true;
   static constexpr const char* name = "p2-triangle-elasticity";
   double lambda = 0, mu = 0;  // lambda is the plane-stress lambda*
 
@@ -284,13 +299,15 @@ struct P2TriangleElasticity {
 };
 
 /// Quadratic (10-node) tetrahedron, isotropic linear elasticity, 3 DOF per node (3 x 3 blocks).
-/// Compact data as P1TetElasticity (13 reals instead of 900 entries); the action map
+/// Compact data: the gradients of the 4 barycentric coordinates and the volume (13 reals
+/// instead of 900 entries); the action map
 /// integrates the quadratic shape-function gradients exactly with the 4-point degree-2 rule.
 struct P2TetElasticity {
   static constexpr int nodes_per_element = 10;
   static constexpr int geometry_nodes = 4;
   static constexpr int dofs_per_node = 3;
   static constexpr int data_size = 13;
+  static constexpr bool symmetric_entries = true;
   static constexpr const char* name = "p2-tet-elasticity";
   double lambda = 0, mu = 0;
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <spk/error.hpp>
 #include <spk/impl/kokkos_compat.hpp>
 #include <spk/impl/warp.hpp>
@@ -660,17 +661,33 @@ KOKKOS_INLINE_FUNCTION void add_contributions(const Element& element, const Cont
   }
 }
 
+/// No mirrored stores (sum_staged's default).
+struct NoMirror {
+  KOKKOS_INLINE_FUNCTION double* operator()(int) const { return nullptr; }
+};
+
+/// Elements whose entry(data, b, a) is bit for bit the transpose of entry(data, a, b) declare
+/// `static constexpr bool symmetric_entries = true` (spk/assembly/elements.hpp).
+template <class Element, class = void>
+struct symmetric_entries : std::false_type {};
+template <class Element>
+struct symmetric_entries<Element, std::void_t<decltype(Element::symmetric_entries)>>
+    : std::integral_constant<bool, Element::symmetric_entries> {};
+
 /// The second half of a staged pass: the W lanes of g each own some (entry, component) pairs
-/// of the row (len entries, BB components each) and add that component of the entry's staged
-/// blocks, stage[i ld + (q - qa)] for its contributions q in [start(r), start(r + 1)) that lie
-/// in the pass [qa, qa + nq), in order into out[r BB + i] (the row's first value): the pass
-/// that holds an entry's first contribution starts it at 0, later passes continue from out. The
+/// of the row (len entries, B x B components each) and add that component of the entry's
+/// staged blocks, stage[i ld + (q - qa)] for its contributions q in [start(r), start(r + 1))
+/// that lie in the pass [qa, qa + nq), in order into out[r B^2 + i] (the row's first value):
+/// the pass that holds an entry's first contribution starts it at 0, later passes continue
+/// from out. The pass that holds an entry's last contribution also stores the sum, transposed,
+/// into mirror(r) when that is not null (the entry's mirror block, symmetric assembly). The
 /// lanes' work is balanced (a diagonal has one contribution per incidence, the rest a few) and
-/// the stores are contiguous.
-template <int BB, class Start>
+/// the stores to out are contiguous.
+template <int B, class Start, class Mirror = NoMirror>
 KOKKOS_INLINE_FUNCTION void sum_staged(const LaneGroup& g, int qa, int nq, int len,
                                        const Start& start, const double* stage, int ld,
-                                       double* out) {
+                                       double* out, const Mirror& mirror = Mirror()) {
+  constexpr int BB = B * B;
   for (int t = g.lane(); t < len * BB; t += g.w) {
     const int r = t / BB, i = t - r * BB;
     const int a = start(r), b = start(r + 1);
@@ -679,6 +696,10 @@ KOKKOS_INLINE_FUNCTION void sum_staged(const LaneGroup& g, int qa, int nq, int l
     const int s1 = b - qa < nq ? b - qa : nq;
     for (int j = a > qa ? a - qa : 0; j < s1; ++j) acc += stage[i * ld + j];
     out[t] = acc;
+    if (b <= qa + nq) {
+      double* const m = mirror(r);
+      if (m) m[(i % B) * B + i / B] = acc;
+    }
   }
 }
 
@@ -689,11 +710,12 @@ KOKKOS_INLINE_FUNCTION void sum_staged(const LaneGroup& g, int qa, int nq, int l
 /// contribution (independent loads) into stage column q - qa, then sum_staged adds them per
 /// entry component. The additions are those of add_contributions, in the same order, so every
 /// bit of the result is the same.
-template <class Element, class Contrib, class Data, class Start>
+template <class Element, class Contrib, class Data, class Start, class Mirror = NoMirror>
 KOKKOS_INLINE_FUNCTION void place_row_staged(const LaneGroup& g, const Element& element,
                                              const Contrib& contrib, const Data& data, int q0,
                                              int q1, int len, const Start& start, double* stage,
-                                             int cap, double* out) {
+                                             int cap, double* out,
+                                             const Mirror& mirror = Mirror()) {
   constexpr int K = Element::nodes_per_element;
   constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
   constexpr int C = Element::data_size;
@@ -719,7 +741,7 @@ KOKKOS_INLINE_FUNCTION void place_row_staged(const LaneGroup& g, const Element& 
       for (int i = 0; i < BB; ++i) stage[i * ld + s] = b0[i];
     }
     g.sync();
-    sum_staged<BB>(g, qa, nq, len, start, stage, ld, out);
+    sum_staged<Element::dofs_per_node>(g, qa, nq, len, start, stage, ld, out, mirror);
     g.sync();
   }
 }
@@ -764,7 +786,54 @@ KOKKOS_INLINE_FUNCTION void place_row_by_incidence(const LaneGroup& g, const Ele
     for (int i = 0; i < BB; ++i) stage[i * ld + s0] = b0[i];
   }
   g.sync();
-  sum_staged<BB>(g, q0, c, len, start, stage, ld, out);
+  sum_staged<Element::dofs_per_node>(g, q0, c, len, start, stage, ld, out);
+  g.sync();
+}
+
+/// Two ints read by one 8-byte load.
+struct alignas(8) IntPair {
+  int first, second;
+};
+
+/// Symmetric assembly's place_row_by_incidence: the row's diagonal and upper entries only,
+/// whose nu = q1 - qu contributions are the action map's [qu, q1) (from the diagonal's first
+/// on; nu <= cap), taken in incidence order: the t-th is upper[qu + t] (AssemblyPattern::
+/// upper_slots: the packed contribution and its place relative to qu), its block going to stage
+/// column second, where place_row_staged puts it. Then sum_staged, which also stores each upper
+/// entry's transpose to mirror(r). The same blocks in the same places: the same bits as
+/// place_row_staged.
+template <class Element, class Data, class Start, class Mirror>
+KOKKOS_INLINE_FUNCTION void place_upper_by_incidence(const LaneGroup& g, const Element& element,
+                                                     const IntPair* upper, const Data& data,
+                                                     int qu, int nu, int len, const Start& start,
+                                                     double* stage, int cap, double* out,
+                                                     const Mirror& mirror) {
+  constexpr int K = Element::nodes_per_element;
+  constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
+  constexpr int C = Element::data_size;
+  const int lane = g.lane(), w = g.w;
+  const int ld = cap + 1;
+  int t = lane;
+  for (; t + w < nu; t += 2 * w) {  // two at a time: both loads before the first store
+    const IntPair u0 = upper[qu + t], u1 = upper[qu + t + w];
+    const int x0 = u0.first, x1 = u1.first;
+    double b0[BB], b1[BB];
+    element.entry(&data(std::size_t(x0 / (K * K)) * C), (x0 / K) % K, x0 % K, b0);
+    element.entry(&data(std::size_t(x1 / (K * K)) * C), (x1 / K) % K, x1 % K, b1);
+    for (int i = 0; i < BB; ++i) {
+      stage[i * ld + u0.second] = b0[i];
+      stage[i * ld + u1.second] = b1[i];
+    }
+  }
+  if (t < nu) {
+    const IntPair u0 = upper[qu + t];
+    const int x = u0.first;
+    double b0[BB];
+    element.entry(&data(std::size_t(x / (K * K)) * C), (x / K) % K, x % K, b0);
+    for (int i = 0; i < BB; ++i) stage[i * ld + u0.second] = b0[i];
+  }
+  g.sync();
+  sum_staged<Element::dofs_per_node>(g, qu, nu, len, start, stage, ld, out, mirror);
   g.sync();
 }
 
@@ -845,6 +914,61 @@ struct PatternCompact {
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, offsets(v + 1) - r0), [&](int r) {
       col_idx(r0 + r) = tmp_cols(base + r);
       contrib_map(r0 + r) = tmp_start(base + r);
+    });
+  }
+};
+
+/// The maps of symmetric assembly (spk::AssemblyParams::mirror), row v by one thread and its
+/// lanes: diagonal(v) = the place of (v, v) in col_idx (-1 for an empty row), transpose(j) =
+/// the place of (u, v) for each entry j = (v, u) of the row (binary search in row u), and, when
+/// `upper` is not empty (contribution slots kept), the pair upper(2 (qu + t)), upper(2 (qu + t)
+/// + 1) = the t-th of the row's contributions, in incidence order, that belong to its diagonal
+/// or upper entries (packed) and its action-map place - qu (qu = contrib_map(diagonal(v)):
+/// those are the action map's [qu, contrib_map(row end))).
+template <class Device>
+struct PatternMirror {
+  using exec = typename Device::execution_space;
+  using member = typename Kokkos::TeamPolicy<exec>::member_type;
+  Kokkos::View<const int*, Device> row_map, col_idx, contrib_map, inc_map, slots, contrib;
+  Kokkos::View<int*, Device> diagonal, transpose, upper;
+  int n = 0, k = 1;
+
+  KOKKOS_INLINE_FUNCTION static int find(const Kokkos::View<const int*, Device>& cols, int lo,
+                                         int hi, int x) {  // first place in [lo, hi] >= x
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (cols(mid) < x)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
+    const int v = m.league_rank() * m.team_size() + m.team_rank();
+    if (v >= n) return;
+    const int r0 = row_map(v), r1 = row_map(v + 1);
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, r1 - r0), [&](int r) {
+      const int u = col_idx(r0 + r);
+      transpose(r0 + r) = find(col_idx, row_map(u), row_map(u + 1) - 1, v);
+    });
+    Kokkos::single(Kokkos::PerThread(m), [&]() {
+      if (r1 == r0) {
+        diagonal(v) = -1;
+        return;
+      }
+      const int d = find(col_idx, r0, r1 - 1, v);
+      diagonal(v) = d;
+      if (upper.extent(0) == 0) return;
+      const int qu = contrib_map(d);
+      int t = qu;
+      for (int s = inc_map(v) * k; s < inc_map(v + 1) * k; ++s) {
+        const int q = slots(s);
+        if (q < qu) continue;
+        upper(2 * t) = contrib(q);
+        upper(2 * t + 1) = q - qu;
+        ++t;
+      }
     });
   }
 };
@@ -946,7 +1070,11 @@ struct ElementDataTeam {
 /// stage its contributions (scratch level 0 per row): by incidence (place_row_by_incidence)
 /// when the pattern kept its slots and the row's contributions fit one pass, else in column
 /// order (place_row_staged, cap per pass); with `cap` 0 lanes own entries and sum their
-/// contributions directly. No atomics, and the same summation order
+/// contributions directly. Symmetric assembly (`symmetric`, staged only): the row's diagonal
+/// and upper entries alone, by incidence (place_upper_by_incidence) when the pattern kept its
+/// upper slots and they fit one pass, else in column order, each upper entry's transpose
+/// stored to its mirror (transpose map); every entry is written once (the lower ones by the
+/// rows of their columns). No atomics, and the same summation order
 /// (so the same bits) on every backend, launch shape and run.
 template <class Device, class Element>
 struct NumericRows {
@@ -959,6 +1087,10 @@ struct NumericRows {
   Kokkos::View<const int*, Device> row_map, contrib, contrib_map;
   /// The pattern's incidences and contribution slots (slots empty: column order only).
   Kokkos::View<const int*, Device> inc_map, inc, slots;
+  /// Symmetric assembly (with cap > 0): the pattern's diagonal, transpose map and upper slots
+  /// (upper empty: the upper entries in column order).
+  Kokkos::View<const int*, Device> diagonal, transpose, upper;
+  bool symmetric = false;
   Kokkos::View<const double*, Device> data;
   double* values = nullptr;  // B * B reals per entry
   int n = 0, w = 1, cap = 0;
@@ -970,6 +1102,25 @@ struct NumericRows {
     if (cap > 0) {
       double* const stage = static_cast<double*>(m.thread_scratch(0).get_shmem_aligned(
           std::size_t(cap + 1) * B * B * sizeof(double), sizeof(double)));
+      if (symmetric) {
+        // The diagonal and upper entries (from place d on) from their contributions; each
+        // upper entry's transpose goes to its mirror (u, v), which row u does not form.
+        if (len == 0) return;
+        const int d = diagonal(v), qu = contrib_map(d), q1 = contrib_map(r0 + len);
+        const auto start = [&](int r) { return contrib_map(d + r); };
+        const auto mirror = [&](int r) -> double* {
+          return r > 0 ? values + std::size_t(transpose(d + r)) * (B * B) : nullptr;
+        };
+        double* const out = values + std::size_t(d) * (B * B);
+        if (upper.extent(0) > 0 && q1 - qu <= cap)
+          place_upper_by_incidence(LaneGroup(w), element,
+                                   reinterpret_cast<const IntPair*>(upper.data()), data, qu,
+                                   q1 - qu, r0 + len - d, start, stage, cap, out, mirror);
+        else
+          place_row_staged(LaneGroup(w), element, contrib, data, qu, q1, r0 + len - d, start,
+                           stage, cap, out, mirror);
+        return;
+      }
       const int first = inc_map(v), deg = inc_map(v + 1) - first;
       if (slots.extent(0) > 0 && deg * K <= cap) {
         place_row_by_incidence(
@@ -995,6 +1146,17 @@ struct NumericRows {
   }
 };
 
+/// Whether symmetric assembly pays for entries of bb reals whose mirrored stores land
+/// `distance` entries away on average (AssemblyPattern::mirror_distance): block entries only
+/// (scalar ones: forming half the entries saved less than the mirrored stores cost, H100, P1
+/// tetrahedron Laplacian placement 0.18 -> 0.20 ms on cube:60), and only where the stores stay
+/// within about 16 MB of their rows (a third of an H100's L2): scattered over the matrix they
+/// cost more than they save (H100, P1 elasticity placement on random orderings, cube:60 0.53 ->
+/// 0.60 ms, hand x2 0.84 -> 0.93 ms; on local ones 0.48 -> 0.43 ms, RCM hand x2 0.75 -> 0.65).
+inline bool mirror_pays(int bb, double distance) {
+  return bb >= 4 && distance * bb * sizeof(double) <= 16.0 * 1024 * 1024;
+}
+
 /// Numeric launch shape: lanes, rows per team and the contributions a row stages per pass
 /// (cap; 0: none).
 struct NumericLaunch {
@@ -1004,7 +1166,8 @@ struct NumericLaunch {
 };
 
 /// The numeric kernels' shape for rows of mean length mean_row and mean_contrib contributions
-/// with bb reals per entry. Staged (place_row_staged) when `stage` > 0 (on any backend), or when
+/// with bb reals per entry, of which a row stages staged_contrib on average (symmetric
+/// assembly: those of its diagonal and upper entries; 0: mean_contrib). Staged (place_row_staged) when `stage` > 0 (on any backend), or when
 /// `stage` is 0 on CUDA for rows of at least 32 contributions on average (tetrahedra): cap =
 /// `stage` or a power of two near 1.25 x the mean contributions (32 .. 256); `by_incidence`
 /// (rows that fit one pass placed by incidence) with blocks (bb >= 4): a multiple of 16 >= 1.05
@@ -1017,7 +1180,7 @@ struct NumericLaunch {
 /// Else row_launch.
 template <class ExecSpace>
 NumericLaunch numeric_launch(double mean_row, double mean_contrib, int bb, int lanes, int rows,
-                             int stage, bool by_incidence = false) {
+                             int stage, bool by_incidence = false, double staged_contrib = 0) {
   NumericLaunch l;
   const bool groups = lane_groups_on<ExecSpace>();
   // Automatic: staged for rows of many contributions, where per-entry lanes diverge most (H100,
@@ -1032,12 +1195,13 @@ NumericLaunch numeric_launch(double mean_row, double mean_contrib, int bb, int l
   }
   // lanes and rows checked as row_launch checks them
   row_launch<ExecSpace>(mean_row, 0, lanes, rows);
+  const double staged = staged_contrib > 0 ? staged_contrib : mean_contrib;
   if (stage > 0)
     l.cap = stage;
   else if (by_incidence && bb >= 4)
-    l.cap = std::min(256, std::max(32, (int(1.05 * mean_contrib) + 15) / 16 * 16));
+    l.cap = std::min(256, std::max(32, (int(1.05 * staged) + 15) / 16 * 16));
   else
-    l.cap = pow2_clamp(1.25 * mean_contrib, 32, 256);
+    l.cap = pow2_clamp(1.25 * staged, 32, 256);
   const auto bytes = [&](int cap) {
     return std::size_t(cap + 1) * std::size_t(bb) * sizeof(double) + sizeof(double);
   };
