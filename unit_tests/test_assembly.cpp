@@ -889,7 +889,7 @@ TEST_CASE_TEMPLATE_APPLY(assembly_errors, spk_test::all_devices);
 
 TEST_CASE_TEMPLATE_DEFINE("assembly: element data names the first degenerate element per call",
                           Device, assembly_degenerate_calls) {
-  // Elasticity (9 reals: GPUs compute it by teams into the mesh matrix's flag): repeated calls
+  // Elasticity (12 reals: GPUs compute it by teams into the mesh matrix's flag): repeated calls
   // on one mesh (and its copy, which shares the flag), degenerate, good, degenerate again.
   const spk::TetMesh cube = spk::cube_mesh(3, 2, 2);
   const spk::P1TetElasticity element(spk::ElasticMaterial{1.0, 0.3});
