@@ -261,6 +261,12 @@ void run_element(const Element& element, const std::string& mesh_name,
     const auto sym = time_device([&] { pattern = spk::assemble_symbolic(mesh, opt.params); },
                                  [&] { pattern = spk::AssemblyPattern<Device>(); }, opt.warmup,
                                  opt.repeat);
+    std::fprintf(stderr, "[spk-assemble] mirror distance %.0f entries: symmetric numeric %s\n",
+                 pattern.mirror_distance,
+                 spk::impl::symmetric_entries<Element>::value &&
+                         spk::impl::mirror_pays(B * B, pattern.mirror_distance)
+                     ? "on"
+                     : "off");
     numeric_rows(pattern, "", [&](std::size_t mem, double err_num) {
       add("spk-full", full, mem, compare(ref, to_host(held, B)));
       // the timed symbolic phase's pattern is the one spk-numeric fills and checks
