@@ -10,8 +10,9 @@
 //                  without contribution slots (AssemblyParams::incidence_slots false: the
 //                  staged placement in column order only)
 //   spk-numeric-unmirrored, spk-placement-unmirrored (method spk-unmirrored): the same on a
-//                  pattern without the mirror maps (AssemblyParams::mirror false: every entry
-//                  formed from its own contributions, no symmetric assembly)
+//                  pattern without the mirror maps (AssemblyParams::mirror false, the default:
+//                  every entry formed from its own contributions; with --mirror the spk rows
+//                  use the maps, symmetric assembly where it pays)
 //   coo-sort       GPU: block triplets, spk's radix sort by key, reduce by key (spk::coo_to_csr)
 //   thrust-sort    GPU (CUDA builds): block triplets, thrust::sort_by_key, reduce by key
 //   kk-spgemm      Kokkos Kernels SpGEMM A = P (K_e P^T), full and numeric-only (kk-spgemm-numeric)
@@ -76,6 +77,8 @@ Kokkos Kernels SpGEMM, per mesh ordering.
                          spk's launch parameters (spk::AssemblyParams; default 0: automatic)
   --numeric-stage N      contributions a row of the numeric kernels stages per pass (0:
                          automatic, -1: none, each lane sums its own entries)
+  --mirror               spk's symbolic phase keeps the maps of symmetric assembly
+                         (AssemblyParams::mirror; spk-unmirrored still goes without)
   --json FILE            write the results as JSON
   --help                 this text
 Exit status: 0 success, 1 error, 2 bad usage, 3 a baseline disagreed with spk.
@@ -546,7 +549,8 @@ int main(int argc, char** argv) {
       opt.params.numeric_lanes = std::stoi(value());
     } else if (a == "--numeric-stage") {
       opt.params.numeric_stage = std::stoi(value());
-
+    } else if (a == "--mirror") {
+      opt.params.mirror = true;
     } else if (a == "--rows-per-team") {
       opt.params.rows_per_team = std::stoi(value());
     } else if (a == "--json") {

@@ -656,6 +656,7 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: contribution slots invert the action map", 
         spk::mesh_matrix<Device>(int(octopus.vertices.size()), octopus.tetrahedra);
     spk::AssemblyParams none;
     none.incidence_slots = false;
+    none.mirror = true;  // the mirror maps without upper slots
     const auto bare = spk::assemble_symbolic(mesh, none);
     CHECK(bare.contribution_slots.extent(0) == 0);
     CHECK(bare.upper_slots.extent(0) == 0);
@@ -674,6 +675,7 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: contribution slots invert the action map", 
         spk::AssemblyParams params;
         params.symbolic_lanes = lanes;
         params.row_capacity = cap;
+        params.mirror = true;
         const auto p = spk::assemble_symbolic(mesh, params);
         // the capacity is at least the lanes per row (1 on CPUs whatever is asked)
         if (cap == 8 && (lanes == 1 || lanes == 8)) CHECK(p.long_rows > 0);
@@ -690,17 +692,19 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: contribution slots invert the action map", 
       }
   }
   SUBCASE("fans of 300 and 3000 triangles (shared and global long-row scratch), P2 tetrahedra") {
+    spk::AssemblyParams mirrored;
+    mirrored.mirror = true;
     for (const int k : {300, 3000}) {
       const spk::TriangleMesh m = fan_mesh(k, false);
-      const auto p =
-          spk::assemble_symbolic(spk::mesh_matrix<Device>(int(m.vertices.size()), m.triangles));
+      const auto p = spk::assemble_symbolic(
+          spk::mesh_matrix<Device>(int(m.vertices.size()), m.triangles), mirrored);
       CHECK(p.long_rows == 1);
       check_slots(p);
       check_mirror(p);
     }
     const spk::QuadraticTetMesh cube2 = spk::quadratic_mesh(spk::cube_mesh(2, 2, 2));
     const auto p2 = spk::assemble_symbolic(
-        spk::mesh_matrix<Device>(int(cube2.nodes.size()), cube2.elements));
+        spk::mesh_matrix<Device>(int(cube2.nodes.size()), cube2.elements), mirrored);
     check_slots(p2);
     check_mirror(p2);
   }
@@ -709,6 +713,7 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: contribution slots invert the action map", 
         spk::assemble_symbolic(spk::mesh_matrix<Device>(4, std::vector<std::array<int, 4>>{}));
     CHECK(p.contribution_slots.extent(0) == 0);
     CHECK(p.nnz() == 0);
+    CHECK(p.diagonal.extent(0) == 0);  // the default: no mirror maps
   }
 }
 TEST_CASE_TEMPLATE_APPLY(assembly_slots, spk_test::all_devices);
@@ -781,6 +786,13 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: the numeric stage capacity", Device, assemb
   // a given stage is kept (on GPUs halved only where one warp's rows would not fit)
   CHECK(spk::impl::numeric_launch<exec>(14.6, 91.4, 9, 0, 0, 100, true).cap == 100);
   CHECK(spk::impl::numeric_launch<exec>(14.6, 91.4, 9, 0, 0, -1, true).cap == 0);
+  // symmetric assembly: a row stages its upper contributions, so a smaller stage
+  CHECK(spk::impl::numeric_launch<exec>(14.6, 91.4, 9, 0, 0, 0, true, 53.2).cap ==
+        (groups ? 64 : 0));
+  // symmetric assembly pays for block entries whose mirrors land near (16 MB of values)
+  CHECK(spk::impl::mirror_pays(9, 29402));
+  CHECK_FALSE(spk::impl::mirror_pays(9, 1029842));
+  CHECK_FALSE(spk::impl::mirror_pays(1, 100));
 }
 TEST_CASE_TEMPLATE_APPLY(assembly_stage_cap, spk_test::all_devices);
 

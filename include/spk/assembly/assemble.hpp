@@ -64,12 +64,17 @@ struct AssemblyParams {
   /// ints per element less). The same bits either way. spk::assemble ignores it.
   bool incidence_slots = true;
   /// spk::assemble_symbolic also keeps the maps of symmetric assembly (AssemblyPattern::
-  /// diagonal, transpose_map and, with incidence_slots, upper_slots: n + nnz + K ints per
+  /// diagonal, transpose_map and, with incidence_slots, upper_slots: n + nnz + 2 K ints per
   /// incidence), and the staged numeric kernel then forms, for elements with symmetric entries
-  /// (Element::symmetric_entries), only each row's diagonal and upper entries from their
-  /// contributions (about (K + 1) / 2K of them) and stores each upper entry's transpose to its
-  /// mirror. The same bits either way. spk::assemble ignores it.
-  bool mirror = true;
+  /// (Element::symmetric_entries) and block entries, where the mirrored stores stay near their
+  /// rows (impl::mirror_pays: locally ordered meshes), only each row's diagonal and upper
+  /// entries from their contributions (about (K + 1) / 2K of them) and stores each upper
+  /// entry's transpose to its mirror. The same bits either way. Off by default: the maps
+  /// double the symbolic phase (H100: +1.0-1.9 ms for 1.3-1.9M tetrahedra, +1.2-3.8 ms for 2-5.5M
+  /// triangles) and save 0.04-0.11 ms per numeric re-assembly of P1 elasticity on RCM or
+  /// structured orderings (8-13%), so they pay from a few dozen re-assemblies on one mesh.
+  /// spk::assemble ignores it.
+  bool mirror = false;
 };
 
 /// Result of the symbolic phase: the mesh matrix, its transpose (node incidence) and the
