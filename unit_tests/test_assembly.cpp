@@ -789,14 +789,6 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: the numeric stage capacity", Device, assemb
   // symmetric assembly: a row stages its upper contributions, so a smaller stage
   CHECK(spk::impl::numeric_launch<exec>(14.6, 91.4, 9, 0, 0, 0, true, 53.2).cap ==
         (groups ? 64 : 0));
-  // the long rows' launch: on GPUs, with the automatic stage and by incidence, a stage for the
-  // longest row rounded up to 16, at most 256; none when every row fits or off GPUs
-  const bool gpu = spk::impl::is_gpu_space<exec>();
-  CHECK(spk::impl::numeric_long_cap<exec>(incidence, 200, 0, true) == (gpu ? 208 : 0));
-  CHECK(spk::impl::numeric_long_cap<exec>(incidence, 1000, 0, true) == (gpu ? 256 : 0));
-  CHECK(spk::impl::numeric_long_cap<exec>(incidence, 90, 0, true) == 0);
-  CHECK(spk::impl::numeric_long_cap<exec>(incidence, 200, 96, true) == 0);
-  CHECK(spk::impl::numeric_long_cap<exec>(incidence, 200, 0, false) == 0);
   // symmetric assembly pays for block entries whose mirrors land near (16 MB of values)
   CHECK(spk::impl::mirror_pays(9, 29402));
   CHECK_FALSE(spk::impl::mirror_pays(9, 1029842));

@@ -652,28 +652,9 @@ void assemble_numeric(
   f.transpose = p.transpose_map;
   f.upper = p.upper_slots;
   const int league = (p.n_nodes() + l.rows.rows - 1) / l.rows.rows;
-  const int cap_long = impl::numeric_long_cap<exec>(
-      l, p.max_degree * Element::nodes_per_element, p.params.numeric_stage,
-      (symmetric ? p.upper_slots : p.contribution_slots).extent(0) > 0);
-  if (cap_long > 0) f.skip_above = l.cap;
   Kokkos::TeamPolicy<exec> policy(league, l.rows.rows, l.rows.lanes);
   if (l.cap > 0) policy.set_scratch_size(0, Kokkos::PerThread(l.scratch_bytes));
   Kokkos::parallel_for("spk::assembly::numeric", policy, f);
-  if (cap_long > 0) {
-    // the rows past the first launch's stage, one warp each, by incidence (numeric_long_cap)
-    f.only_above = f.skip_above;
-    f.skip_above = 0;
-    f.cap = cap_long;
-    const int per_warp = 32 / l.rows.lanes;
-    Kokkos::parallel_for(
-        "spk::assembly::numeric::long_rows",
-        Kokkos::TeamPolicy<exec>((p.n_nodes() + per_warp - 1) / per_warp, per_warp,
-                                 l.rows.lanes)
-            .set_scratch_size(0, Kokkos::PerThread(std::size_t(cap_long + 1) * BB *
-                                                       sizeof(double) +
-                                                   sizeof(double))),
-        f);
-  }
   a.invalidate_analysis();
 }
 

@@ -1094,14 +1094,6 @@ struct NumericRows {
   Kokkos::View<const double*, Device> data;
   double* values = nullptr;  // B * B reals per entry
   int n = 0, w = 1, cap = 0;
-  /// Staged rows split over two launches (numeric_long_rows): this one skips the rows that
-  /// stage more than skip_above contributions (0: none skipped) and those that stage at most
-  /// only_above (-1: none skipped).
-  int skip_above = 0, only_above = -1;
-
-  KOKKOS_INLINE_FUNCTION bool skipped(int staged) const {
-    return (skip_above > 0 && staged > skip_above) || staged <= only_above;
-  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
     const int v = m.league_rank() * m.team_size() + m.team_rank();
@@ -1115,7 +1107,6 @@ struct NumericRows {
         // upper entry's transpose goes to its mirror (u, v), which row u does not form.
         if (len == 0) return;
         const int d = diagonal(v), qu = contrib_map(d), q1 = contrib_map(r0 + len);
-        if (skipped(q1 - qu)) return;
         const auto start = [&](int r) { return contrib_map(d + r); };
         const auto mirror = [&](int r) -> double* {
           return r > 0 ? values + std::size_t(transpose(d + r)) * (B * B) : nullptr;
@@ -1131,7 +1122,6 @@ struct NumericRows {
         return;
       }
       const int first = inc_map(v), deg = inc_map(v + 1) - first;
-      if (skipped(deg * K)) return;
       if (slots.extent(0) > 0 && deg * K <= cap) {
         place_row_by_incidence(
             LaneGroup(w), element, inc, slots, data, first, deg, len,
@@ -1236,20 +1226,6 @@ NumericLaunch numeric_launch(double mean_row, double mean_contrib, int bb, int l
   l.rows.level = 0;
   l.scratch_bytes = bytes(l.cap);
   return l;
-}
-
-/// The second launch of the staged numeric kernel for rows longer than a pass (l.cap): on
-/// GPUs, with the automatic stage and placement by incidence, rows of more than l.cap and at most
-/// 256 staged contributions are then placed by incidence too, by one warp each with a stage of
-/// cap_long = the longest row's contributions rounded up to 16 (at most 256), instead of in
-/// column order in several passes (on hand x2 P1 elasticity about a fifth of the rows, half the
-/// placement's time). Returns 0 (no second launch) when every row fits l.cap, when the stage
-/// was given, or off GPUs.
-template <class ExecSpace>
-int numeric_long_cap(const NumericLaunch& l, int max_staged, int stage, bool by_incidence) {
-  if (!is_gpu_space<ExecSpace>() || stage != 0 || !by_incidence || l.cap <= 0) return 0;
-  const int cap_long = std::min(256, (max_staged + 15) / 16 * 16);
-  return cap_long > l.cap ? cap_long : 0;
 }
 
 }  // namespace impl
