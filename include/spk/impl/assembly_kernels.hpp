@@ -952,24 +952,21 @@ struct PatternMirror {
       const int u = col_idx(r0 + r);
       transpose(r0 + r) = find(col_idx, row_map(u), row_map(u + 1) - 1, v);
     });
-    Kokkos::single(Kokkos::PerThread(m), [&]() {
-      if (r1 == r0) {
-        diagonal(v) = -1;
-        return;
-      }
-      const int d = find(col_idx, r0, r1 - 1, v);
-      diagonal(v) = d;
-      if (upper.extent(0) == 0) return;
-      const int qu = contrib_map(d);
-      int t = qu;
-      for (int s = inc_map(v) * k; s < inc_map(v + 1) * k; ++s) {
-        const int q = slots(s);
-        if (q < qu) continue;
-        upper(2 * t) = contrib(q);
-        upper(2 * t + 1) = q - qu;
-        ++t;
-      }
-    });
+    const int d = r1 > r0 ? find(col_idx, r0, r1 - 1, v) : -1;
+    Kokkos::single(Kokkos::PerThread(m), [&]() { diagonal(v) = d; });
+    if (d < 0 || upper.extent(0) == 0) return;
+    // the row's slots in incidence order, those at or past qu compacted by a lane scan
+    const int qu = contrib_map(d), base = inc_map(v) * k;
+    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(m, inc_map(v + 1) * k - base),
+                          [&](int s, int& t, const bool final) {
+                            const int q = slots(base + s);
+                            if (q < qu) return;
+                            if (final) {
+                              upper(2 * (qu + t)) = contrib(q);
+                              upper(2 * (qu + t) + 1) = q - qu;
+                            }
+                            ++t;
+                          });
   }
 };
 
