@@ -936,7 +936,7 @@ struct PatternMirror {
   KOKKOS_INLINE_FUNCTION static int find(const Kokkos::View<const int*, Device>& cols, int lo,
                                          int hi, int x) {  // first place in [lo, hi] >= x
     while (lo < hi) {
-      const int mid = (lo + hi) / 2;
+      const int mid = lo + (hi - lo) / 2;
       if (cols(mid) < x)
         lo = mid + 1;
       else
@@ -961,9 +961,9 @@ struct PatternMirror {
                           [&](int s, int& t, const bool final) {
                             const int q = slots(base + s);
                             if (q < qu) return;
-                            if (final) {
-                              upper(2 * (qu + t)) = contrib(q);
-                              upper(2 * (qu + t) + 1) = q - qu;
+                            if (final) {  // 2 (qu + t) may pass int: S up to 2^31
+                              upper(2 * std::size_t(qu + t)) = contrib(q);
+                              upper(2 * std::size_t(qu + t) + 1) = q - qu;
                             }
                             ++t;
                           });
@@ -1024,7 +1024,7 @@ constexpr int element_data_team_min = 8;
 /// Element data on GPUs, a team of T threads per T consecutive elements: each thread computes
 /// its element's C reals into the team's scratch (T C doubles, scratch_bytes(T)), then the team
 /// copies the block to data(e0 C ..) in order, so stores are contiguous (one thread per element
-/// would store C reals at a stride of C: 13 for elasticity). The first degenerate element goes
+/// would store C reals at a stride of C: 12 for P1 elasticity). The first degenerate element goes
 /// to *bad by an atomic minimum. The same data as ElementDataKernel.
 template <class Device, class Element>
 struct ElementDataTeam {
