@@ -69,10 +69,10 @@ struct AssemblyParams {
   /// (Element::symmetric_entries) and block entries, where the mirrored stores stay near their
   /// rows (impl::mirror_pays: locally ordered meshes), only each row's diagonal and upper
   /// entries from their contributions (about (K + 1) / 2K of them) and stores each upper
-  /// entry's transpose to its mirror. The same bits either way. Off by default: the maps
-  /// double the symbolic phase (H100: +1.0-1.9 ms for 1.3-1.9M tetrahedra, +1.2-3.8 ms for 2-5.5M
-  /// triangles) and save 0.04-0.11 ms per numeric re-assembly of P1 elasticity on RCM or
-  /// structured orderings (8-13%), so they pay from a few dozen re-assemblies on one mesh.
+  /// entry's transpose to its mirror. The same bits either way. Off by default: the maps add
+  /// 30-50% to the symbolic phase (H100: +0.3-0.8 ms for 1.3-1.9M tetrahedra, +0.46 ms for 2M
+  /// triangles) and save 0.04-0.22 ms per numeric re-assembly of P1 and P2 elasticity on RCM
+  /// or structured orderings (7-22%), so they pay from a few re-assemblies on such a mesh.
   /// spk::assemble ignores it.
   bool mirror = false;
 };
