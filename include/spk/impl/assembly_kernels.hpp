@@ -1162,19 +1162,18 @@ struct NumericLaunch {
   std::size_t scratch_bytes = 0;  ///< per row (level 0)
 };
 
-/// The numeric kernels' shape for rows of mean length mean_row and mean_contrib contributions
-/// with bb reals per entry, of which a row stages staged_contrib on average (symmetric
-/// assembly: those of its diagonal and upper entries; 0: mean_contrib). Staged (place_row_staged) when `stage` > 0 (on any backend), or when
-/// `stage` is 0 on CUDA for rows of at least 32 contributions on average (tetrahedra): cap =
-/// `stage` or a power of two near 1.25 x the mean contributions (32 .. 256); `by_incidence`
-/// (rows that fit one pass placed by incidence) with blocks (bb >= 4): a multiple of 16 >= 1.05
-/// x the mean (32 .. 256), the smallest stage most rows fit, since the stage's shared memory
-/// bounds the resident rows (H100, P1 elasticity on cube:60: 0.53 ms at 128, 0.46 at 96, 0.84 at
-/// 256); lanes (unless
-/// given) a power of two near half the mean contributions (8 .. 32), rows per team (unless
-/// given) one warp's for blocks (bb >= 4), else about 128 threads, then rows and, where one warp's rows would not fit, cap halved
-/// until the team's scratch stays within about 40 KB (the results do not depend on either).
-/// Else row_launch.
+/// The numeric kernels' shape for rows of mean length mean_row and mean_contrib contributions with
+/// bb reals per entry, of which a row stages staged_contrib on average (symmetric assembly: those
+/// of its diagonal and upper entries; 0: mean_contrib). Staged (place_row_staged) when `stage` > 0
+/// (on any backend), or when `stage` is 0 on CUDA for rows of at least 32 contributions on average
+/// (tetrahedra): cap = `stage` or a power of two near 1.25 x the mean contributions (32 .. 256);
+/// `by_incidence` (rows that fit one pass placed by incidence) with blocks (bb >= 4): a multiple of
+/// 16 >= 1.05 x the mean (32 .. 256), the smallest stage most rows fit, since the stage's shared
+/// memory bounds the resident rows (H100, P1 elasticity on cube:60: 0.53 ms at 128, 0.46 at 96,
+/// 0.84 at 256); lanes (unless given) a power of two near half the mean contributions (8 .. 32),
+/// rows per team (unless given) one warp's for blocks (bb >= 4), else about 128 threads, then rows
+/// and, where one warp's rows would not fit, cap halved until the team's scratch stays within about
+/// 40 KB (the results do not depend on either). Else row_launch.
 template <class ExecSpace>
 NumericLaunch numeric_launch(double mean_row, double mean_contrib, int bb, int lanes, int rows,
                              int stage, bool by_incidence = false, double staged_contrib = 0) {
