@@ -13,8 +13,6 @@
 //                  pattern without the mirror maps (AssemblyParams::mirror false, the default:
 //                  every entry formed from its own contributions; with --mirror the spk rows
 //                  use the maps, symmetric assembly where it pays)
-//   spk-numeric-fused (method spk-fused): numeric re-assembly from the node coordinates
-//                  (spk::assemble_numeric with coordinates: no element data in memory)
 //   coo-sort       GPU: block triplets, spk's radix sort by key, reduce by key (spk::coo_to_csr)
 //   thrust-sort    GPU (CUDA builds): block triplets, thrust::sort_by_key, reduce by key
 //   kk-spgemm      Kokkos Kernels SpGEMM A = P (K_e P^T), full and numeric-only (kk-spgemm-numeric)
@@ -67,10 +65,9 @@ Kokkos Kernels SpGEMM, per mesh ordering.
                          p1-tet-laplacian, p1-tet-elasticity, p2-tet-elasticity, or all
                          (default all: those of the case's element kind)
   --ordering LIST        natural, random, rcm, morton, spectral, or all (default natural,rcm)
-  --method LIST          spk, spk-columns, spk-unmirrored, spk-fused, coo-sort, thrust-sort,
-                         kk-spgemm, host-sort, or all (default all; spk-columns: numeric-only
-                         without contribution slots; spk-unmirrored: without symmetric
-                         assembly; spk-fused: numeric-only from the node coordinates)
+  --method LIST          spk, spk-columns, spk-unmirrored, coo-sort, thrust-sort, kk-spgemm,
+                         host-sort, or all (default all; spk-columns: numeric-only without
+                         contribution slots; spk-unmirrored: without symmetric assembly)
   --warmup N             untimed device runs (default 3)
   --repeat N             timed device runs, median reported (default 20)
   --host-repeat N        timed host-sort runs (default 1)
@@ -284,16 +281,6 @@ void run_element(const Element& element, const std::string& mesh_name,
     spk::AssemblyParams params = opt.params;
     params.incidence_slots = false;
     numeric_rows(spk::assemble_symbolic(mesh, params), "-columns", [](std::size_t, double) {});
-  }
-  if (has(opt.methods, "spk-fused")) {
-    // numeric re-assembly from the coordinates (no element data in memory)
-    const auto pattern = spk::assemble_symbolic(mesh, opt.params);
-    const auto kept = spk::assembled_matrix<Element>(pattern);
-    const auto t = time_device([&] { spk::assemble_numeric(pattern, element, coords, kept); },
-                               [] {}, opt.warmup, opt.repeat);
-    add("spk-numeric-fused", t,
-        mesh.memory_bytes() + pattern.memory_bytes() + kept.values().extent(0) * B * B * 8,
-        compare(ref, to_host(kept, B)));
   }
   if (has(opt.methods, "spk-unmirrored")) {
     spk::AssemblyParams params = opt.params;
@@ -586,8 +573,8 @@ int main(int argc, char** argv) {
   const std::vector<std::string> known_orderings = {"all", "natural", "random", "rcm", "morton",
                                                     "spectral"};
   const std::vector<std::string> known_methods = {
-      "all",       "spk",      "spk-columns", "spk-unmirrored", "spk-fused",
-      "coo-sort",  "thrust-sort", "kk-spgemm", "host-sort"};
+      "all",      "spk",         "spk-columns", "spk-unmirrored",
+      "coo-sort", "thrust-sort", "kk-spgemm",   "host-sort"};
   for (const auto& [list, known, what] :
        {std::make_tuple(&opt.elements, &known_elements, "--element"),
         std::make_tuple(&opt.orderings, &known_orderings, "--ordering"),

@@ -596,26 +596,29 @@ Kokkos::View<double*, typename MeshMatrix<Device>::device_type> element_data(
   return data;
 }
 
-namespace impl {
-/// assemble_numeric's checks of the matrix against the pattern.
-template <class Element, class Device, class Matrix>
-void check_numeric_matrix(const char* where, const AssemblyPattern<Device>& p, const Matrix& a) {
-  check_element_mesh<Element>(where, p.mesh);
+/// Numeric phase: a.values() = the assembled matrix of `element` with per-element compact data
+/// `data` (from spk::element_data, or any values of the same shape, e.g. updated
+/// coefficients) on the pattern `p`. `a` must have p's pattern (spk::assembled_matrix).
+/// Every value is written; nothing is accumulated into what `a` held. O(one action-map entry per
+/// contribution, K^2 per element) work, no atomics.
+template <class Element, class Device>
+void assemble_numeric(
+    const AssemblyPattern<Device>& p, const Element& element,
+    const Kokkos::View<const double*, typename AssemblyPattern<Device>::device_type>& data,
+    const CsrMatrix<assembled_entry_t<Element>, int, int, Device>& a) {
+  using dev = typename AssemblyPattern<Device>::device_type;
+  using exec = typename dev::execution_space;
+  const char* where = "spk::assemble_numeric";
+  impl::check_element_mesh<Element>(where, p.mesh);
   require(a.nrows() == p.n_nodes() && a.nnz() == int(p.nnz()) &&
               a.row_map().data() == p.row_map.data() && a.col_idx().data() == p.col_idx.data(),
           where, "the matrix (", a.nrows(), " rows, ", a.nnz(),
           " entries) does not share the pattern's structure (", p.n_nodes(), " rows, ", p.nnz(),
           " entries): make it with spk::assembled_matrix");
-}
-
-/// The numeric launch of assemble_numeric with the element blocks from `data` (compact element
-/// data, or FusedData).
-template <class Element, class Device, class Data>
-void numeric_rows(const AssemblyPattern<Device>& p, const Element& element, const Data& data,
-                  const CsrMatrix<assembled_entry_t<Element>, int, int, Device>& a) {
-  using dev = typename AssemblyPattern<Device>::device_type;
-  using exec = typename dev::execution_space;
-  NumericRows<dev, Element, Data> f;
+  require(data.extent(0) == std::size_t(p.mesh.n_elements()) * Element::data_size, where,
+          "element data of ", data.extent(0), " reals, expected ", p.mesh.n_elements(), " x ",
+          Element::data_size);
+  impl::NumericRows<dev, Element> f;
   f.element = element;
   f.row_map = p.row_map;
   f.contrib = p.contributions;
@@ -627,8 +630,8 @@ void numeric_rows(const AssemblyPattern<Device>& p, const Element& element, cons
   f.values = reinterpret_cast<double*>(a.values().data());
   f.n = p.n_nodes();
   constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
-  const bool symmetric = symmetric_entries<Element>::value && p.diagonal.extent(0) > 0 &&
-                         mirror_pays(BB, p.mirror_distance);
+  const bool symmetric = impl::symmetric_entries<Element>::value && p.diagonal.extent(0) > 0 &&
+                         impl::mirror_pays(BB, p.mirror_distance);
   const double mean_row = p.n_nodes() > 0 ? double(p.nnz()) / p.n_nodes() : 1.0;
   const double mean_contrib =
       p.n_nodes() > 0 ? double(p.contributions.extent(0)) / p.n_nodes() : 1.0;
@@ -638,9 +641,9 @@ void numeric_rows(const AssemblyPattern<Device>& p, const Element& element, cons
                  : p.n_nodes() > 0 ? 0.5 * double(p.contributions.extent(0) +
                                                   p.incidence.extent(0)) / p.n_nodes()
                                    : 1.0;
-  const NumericLaunch l = numeric_launch<exec>(
-      mean_row, mean_contrib, BB, p.params.numeric_lanes, p.params.rows_per_team,
-      p.params.numeric_stage,
+  const impl::NumericLaunch l = impl::numeric_launch<exec>(
+      mean_row, mean_contrib, Element::dofs_per_node * Element::dofs_per_node,
+      p.params.numeric_lanes, p.params.rows_per_team, p.params.numeric_stage,
       (symmetric ? p.upper_slots : p.contribution_slots).extent(0) > 0, staged_contrib);
   f.w = l.rows.lanes;
   f.cap = l.cap;
@@ -653,58 +656,6 @@ void numeric_rows(const AssemblyPattern<Device>& p, const Element& element, cons
   if (l.cap > 0) policy.set_scratch_size(0, Kokkos::PerThread(l.scratch_bytes));
   Kokkos::parallel_for("spk::assembly::numeric", policy, f);
   a.invalidate_analysis();
-}
-}  // namespace impl
-
-/// Numeric phase: a.values() = the assembled matrix of `element` with per-element compact data
-/// `data` (from spk::element_data, or any values of the same shape, e.g. updated
-/// coefficients) on the pattern `p`. `a` must have p's pattern (spk::assembled_matrix).
-/// Every value is written; nothing is accumulated into what `a` held. O(one action-map entry per
-/// contribution, K^2 per element) work, no atomics.
-template <class Element, class Device>
-void assemble_numeric(
-    const AssemblyPattern<Device>& p, const Element& element,
-    const Kokkos::View<const double*, typename AssemblyPattern<Device>::device_type>& data,
-    const CsrMatrix<assembled_entry_t<Element>, int, int, Device>& a) {
-  const char* where = "spk::assemble_numeric";
-  impl::check_numeric_matrix<Element>(where, p, a);
-  require(data.extent(0) == std::size_t(p.mesh.n_elements()) * Element::data_size, where,
-          "element data of ", data.extent(0), " reals, expected ", p.mesh.n_elements(), " x ",
-          Element::data_size);
-  impl::numeric_rows(p, element, data, a);
-}
-
-/// Numeric phase from the node coordinates: the matrix spk::element_data and assemble_numeric
-/// give, bit for bit, without the element data in memory: each block computes its element's
-/// compact data from the coordinates of its geometry nodes where it is needed (K^2 times per
-/// element instead of once, from node coordinates that are smaller than the element data and
-/// read many times). Throws std::invalid_argument naming the first degenerate element (the
-/// values are then undefined) or a size mismatch.
-template <class Element, class Device, class CoordDevice>
-void assemble_numeric(const AssemblyPattern<Device>& p, const Element& element,
-                      const Kokkos::View<double* [3], Kokkos::LayoutRight, CoordDevice>& coords,
-                      const CsrMatrix<assembled_entry_t<Element>, int, int, Device>& a) {
-  using dev = typename AssemblyPattern<Device>::device_type;
-  using exec = typename dev::execution_space;
-  const char* where = "spk::assemble_numeric";
-  impl::check_numeric_matrix<Element>(where, p, a);
-  impl::check_coordinates(where, p.mesh, coords);
-  Kokkos::View<int, dev> first = p.mesh.flag();
-  if (!first.data())
-    first = Kokkos::View<int, dev>(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                                      "spk::assembly::first_degenerate"));
-  const int n_elements = p.mesh.n_elements();
-  Kokkos::parallel_for(
-      "spk::assembly::numeric::flag", Kokkos::RangePolicy<exec>(0, 1),
-      KOKKOS_LAMBDA(int) { first() = n_elements; });
-  impl::FusedData<dev> fused;
-  fused.nodes = p.mesh.nodes();
-  fused.coords = coords;
-  fused.bad = first.data();
-  impl::numeric_rows(p, element, fused, a);
-  int bad = n_elements;
-  Kokkos::deep_copy(bad, first);
-  if (bad < n_elements) impl::throw_degenerate<Element>(where, p.mesh, bad);
 }
 
 /// Full assembly: element data, symbolic phase and numeric phase in one pass over the device

@@ -625,39 +625,6 @@ struct PatternRowsGroup {
   }
 };
 
-/// The B x B block that local nodes a and b of element e exchange: element.entry on e's compact
-/// data, data(e C ..) (the numeric kernels' default), or, with FusedData, on the compact data
-/// computed on the spot from the element's node coordinates (numeric re-assembly from
-/// coordinates: no element data in memory).
-template <class Element, class Data>
-KOKKOS_INLINE_FUNCTION void element_block(const Element& element, const Data& data, int e, int a,
-                                          int b, double* out) {
-  element.entry(&data(std::size_t(e) * Element::data_size), a, b, out);
-}
-
-/// The element table and node coordinates element_block computes compact data from; the first
-/// degenerate element met goes to *bad by an atomic minimum.
-template <class Device>
-struct FusedData {
-  Kokkos::View<const int*, Device> nodes;
-  Kokkos::View<const double* [3], Kokkos::LayoutRight, Device> coords;
-  int* bad = nullptr;
-};
-
-template <class Element, class Device>
-KOKKOS_INLINE_FUNCTION void element_block(const Element& element, const FusedData<Device>& f,
-                                          int e, int a, int b, double* out) {
-  constexpr int K = Element::nodes_per_element;
-  double x[Element::geometry_nodes][3];
-  for (int g = 0; g < Element::geometry_nodes; ++g) {
-    const int node = f.nodes(std::size_t(e) * K + g);
-    for (int d = 0; d < 3; ++d) x[g][d] = f.coords(node, d);
-  }
-  double d[Element::data_size] = {};  // a degenerate element may leave it unwritten
-  if (!element.element_data(x, d)) Kokkos::atomic_fetch_min(f.bad, e);
-  element.entry(d, a, b, out);
-}
-
 /// acc[0 .. B*B) += the blocks entry(data_e, k, b) of contributions contrib(q0 .. q1 - 1), each
 /// packed (e K + k) K + b, added in that order. Four at a time, their loads issued before the
 /// first is added (a row's diagonal has one contribution per incidence, and that lane's chain of
@@ -669,6 +636,7 @@ KOKKOS_INLINE_FUNCTION void add_contributions(const Element& element, const Cont
                                               double* acc) {
   constexpr int K = Element::nodes_per_element;
   constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
+  constexpr int C = Element::data_size;
   constexpr int U = 4;
   int q = q0;
   for (; q + U <= q1; q += U) {
@@ -678,7 +646,7 @@ KOKKOS_INLINE_FUNCTION void add_contributions(const Element& element, const Cont
     for (int j = 0; j < U; ++j) {
       const int b = w[j] % K, p = w[j] / K;
       const int e = p / K, local = p - e * K;
-      element_block(element, data, e, local, b, block[j]);
+      element.entry(&data(std::size_t(e) * C), local, b, block[j]);
     }
     for (int j = 0; j < U; ++j)
       for (int i = 0; i < BB; ++i) acc[i] += block[j][i];
@@ -688,7 +656,7 @@ KOKKOS_INLINE_FUNCTION void add_contributions(const Element& element, const Cont
     const int b = w % K, p = w / K;
     const int e = p / K, local = p - e * K;
     double block[BB];
-    element_block(element, data, e, local, b, block);
+    element.entry(&data(std::size_t(e) * C), local, b, block);
     for (int i = 0; i < BB; ++i) acc[i] += block[i];
   }
 }
@@ -750,6 +718,7 @@ KOKKOS_INLINE_FUNCTION void place_row_staged(const LaneGroup& g, const Element& 
                                              const Mirror& mirror = Mirror()) {
   constexpr int K = Element::nodes_per_element;
   constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
+  constexpr int C = Element::data_size;
   const int lane = g.lane(), w = g.w;
   const int ld = cap + 1;  // odd stride: an entry's components fall in different banks
   for (int qa = q0; qa < q1; qa += cap) {
@@ -758,8 +727,8 @@ KOKKOS_INLINE_FUNCTION void place_row_staged(const LaneGroup& g, const Element& 
     for (; s + w < nq; s += 2 * w) {  // two at a time: both loads before the first store
       const int x0 = contrib(qa + s), x1 = contrib(qa + s + w);
       double b0[BB], b1[BB];
-      element_block(element, data, x0 / (K * K), (x0 / K) % K, x0 % K, b0);
-      element_block(element, data, x1 / (K * K), (x1 / K) % K, x1 % K, b1);
+      element.entry(&data(std::size_t(x0 / (K * K)) * C), (x0 / K) % K, x0 % K, b0);
+      element.entry(&data(std::size_t(x1 / (K * K)) * C), (x1 / K) % K, x1 % K, b1);
       for (int i = 0; i < BB; ++i) {
         stage[i * ld + s] = b0[i];
         stage[i * ld + s + w] = b1[i];
@@ -768,7 +737,7 @@ KOKKOS_INLINE_FUNCTION void place_row_staged(const LaneGroup& g, const Element& 
     if (s < nq) {
       const int x = contrib(qa + s);
       double b0[BB];
-      element_block(element, data, x / (K * K), (x / K) % K, x % K, b0);
+      element.entry(&data(std::size_t(x / (K * K)) * C), (x / K) % K, x % K, b0);
       for (int i = 0; i < BB; ++i) stage[i * ld + s] = b0[i];
     }
     g.sync();
@@ -794,6 +763,7 @@ KOKKOS_INLINE_FUNCTION void place_row_by_incidence(const LaneGroup& g, const Ele
                                                    double* out) {
   constexpr int K = Element::nodes_per_element;
   constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
+  constexpr int C = Element::data_size;
   const int lane = g.lane(), w = g.w;
   const int ld = cap + 1;
   const int q0 = first * K, c = deg * K;
@@ -802,8 +772,8 @@ KOKKOS_INLINE_FUNCTION void place_row_by_incidence(const LaneGroup& g, const Ele
     const int p0 = inc(first + t / K), p1 = inc(first + (t + w) / K);
     const int s0 = slots(q0 + t) - q0, s1 = slots(q0 + t + w) - q0;
     double b0[BB], b1[BB];
-    element_block(element, data, p0 / K, p0 % K, t % K, b0);
-    element_block(element, data, p1 / K, p1 % K, (t + w) % K, b1);
+    element.entry(&data(std::size_t(p0 / K) * C), p0 % K, t % K, b0);
+    element.entry(&data(std::size_t(p1 / K) * C), p1 % K, (t + w) % K, b1);
     for (int i = 0; i < BB; ++i) {
       stage[i * ld + s0] = b0[i];
       stage[i * ld + s1] = b1[i];
@@ -812,7 +782,7 @@ KOKKOS_INLINE_FUNCTION void place_row_by_incidence(const LaneGroup& g, const Ele
   if (t < c) {
     const int p = inc(first + t / K), s0 = slots(q0 + t) - q0;
     double b0[BB];
-    element_block(element, data, p / K, p % K, t % K, b0);
+    element.entry(&data(std::size_t(p / K) * C), p % K, t % K, b0);
     for (int i = 0; i < BB; ++i) stage[i * ld + s0] = b0[i];
   }
   g.sync();
@@ -840,6 +810,7 @@ KOKKOS_INLINE_FUNCTION void place_upper_by_incidence(const LaneGroup& g, const E
                                                      const Mirror& mirror) {
   constexpr int K = Element::nodes_per_element;
   constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
+  constexpr int C = Element::data_size;
   const int lane = g.lane(), w = g.w;
   const int ld = cap + 1;
   int t = lane;
@@ -847,8 +818,8 @@ KOKKOS_INLINE_FUNCTION void place_upper_by_incidence(const LaneGroup& g, const E
     const IntPair u0 = upper[qu + t], u1 = upper[qu + t + w];
     const int x0 = u0.first, x1 = u1.first;
     double b0[BB], b1[BB];
-    element_block(element, data, x0 / (K * K), (x0 / K) % K, x0 % K, b0);
-    element_block(element, data, x1 / (K * K), (x1 / K) % K, x1 % K, b1);
+    element.entry(&data(std::size_t(x0 / (K * K)) * C), (x0 / K) % K, x0 % K, b0);
+    element.entry(&data(std::size_t(x1 / (K * K)) * C), (x1 / K) % K, x1 % K, b1);
     for (int i = 0; i < BB; ++i) {
       stage[i * ld + u0.second] = b0[i];
       stage[i * ld + u1.second] = b1[i];
@@ -858,7 +829,7 @@ KOKKOS_INLINE_FUNCTION void place_upper_by_incidence(const LaneGroup& g, const E
     const IntPair u0 = upper[qu + t];
     const int x = u0.first;
     double b0[BB];
-    element_block(element, data, x / (K * K), (x / K) % K, x % K, b0);
+    element.entry(&data(std::size_t(x / (K * K)) * C), (x / K) % K, x % K, b0);
     for (int i = 0; i < BB; ++i) stage[i * ld + u0.second] = b0[i];
   }
   g.sync();
@@ -1102,7 +1073,7 @@ struct ElementDataTeam {
 /// stored to its mirror (transpose map); every entry is written once (the lower ones by the
 /// rows of their columns). No atomics, and the same summation order
 /// (so the same bits) on every backend, launch shape and run.
-template <class Device, class Element, class Data = Kokkos::View<const double*, Device>>
+template <class Device, class Element>
 struct NumericRows {
   static constexpr int K = Element::nodes_per_element;
   static constexpr int B = Element::dofs_per_node;
@@ -1117,7 +1088,7 @@ struct NumericRows {
   /// (upper empty: the upper entries in column order).
   Kokkos::View<const int*, Device> diagonal, transpose, upper;
   bool symmetric = false;
-  Data data;  ///< compact element data, or FusedData (computed from the coordinates)
+  Kokkos::View<const double*, Device> data;
   double* values = nullptr;  // B * B reals per entry
   int n = 0, w = 1, cap = 0;
 
