@@ -740,21 +740,28 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: numeric re-assembly by incidence against th
     m.tetrahedra.push_back(m.tetrahedra[7]);
     m.vertices.push_back({5, 5, 5});
     const auto mesh = spk::mesh_matrix<Device>(int(m.vertices.size()), m.tetrahedra);
-    auto pattern = spk::assemble_symbolic(mesh);
-    const auto a = spk::assembled_matrix<spk::P1TetElasticity>(pattern);
     // 3: every row in column order; 4: by incidence all but row 0 and the repeated
     // tetrahedron's nodes (8 contributions); 8: all but row 0; 2004 (row 0: 501 incidences)
     // and 4096: every row (on GPUs the capacity may be halved to fit shared memory, which
-    // moves row 0 back to column order); 2003: all but row 0.
-    for (const int stage : {3, 4, 8, 2003, 2004, 4096}) {
-      CAPTURE(stage);
-      pattern.params.numeric_stage = stage;
-      const std::vector<Vec3> xyz = perturbed(m.vertices, 0.02, unsigned(stage), false);
-      const auto data = spk::element_data(element, mesh, spk::node_coordinates<Device>(xyz));
-      spk::assemble_numeric(pattern, element, data, a);
-      const Expanded got = expand<3>(a);
-      check_against(got, spk_test::reference_p1_tet_elasticity(xyz, m.tetrahedra, mat), 1e-9);
-      CHECK(got.row_map[3 * (m.vertices.size() - 1)] == got.row_map[3 * m.vertices.size()]);
+    // moves row 0 back to column order); 2003: all but row 0. With the mirror maps
+    // (symmetric placement) the dense row 0 forms its upper entries and mirrors them.
+    for (const bool mirror : {false, true}) {
+      spk::AssemblyParams sp;
+      sp.mirror = mirror;
+      auto pattern = spk::assemble_symbolic(mesh, sp);
+      const auto a = spk::assembled_matrix<spk::P1TetElasticity>(pattern);
+      if (mirror) CHECK(spk::impl::mirror_pays(9, pattern.mirror_distance));
+      for (const int stage : {3, 4, 8, 2003, 2004, 4096}) {
+        CAPTURE(mirror);
+        CAPTURE(stage);
+        pattern.params.numeric_stage = stage;
+        const std::vector<Vec3> xyz = perturbed(m.vertices, 0.02, unsigned(stage), false);
+        const auto data = spk::element_data(element, mesh, spk::node_coordinates<Device>(xyz));
+        spk::assemble_numeric(pattern, element, data, a);
+        const Expanded got = expand<3>(a);
+        check_against(got, spk_test::reference_p1_tet_elasticity(xyz, m.tetrahedra, mat), 1e-9);
+        CHECK(got.row_map[3 * (m.vertices.size() - 1)] == got.row_map[3 * m.vertices.size()]);
+      }
     }
   }
   SUBCASE("a perturbed cube and a real volume, default and forced stages, three steps") {

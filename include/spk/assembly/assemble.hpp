@@ -438,6 +438,9 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
       nnz + 1);
   p.row_map = Kokkos::subview(csr, std::make_pair(std::size_t(0), nn + 1));
   p.col_idx = Kokkos::subview(csr, std::make_pair(nn + 1, nn + 1 + nnz));
+  // row launch of the compaction and the mirror maps
+  const impl::RowLaunch l = impl::row_launch<exec>(n > 0 ? double(nnz) / n : 1.0, 0,
+                                                   params.numeric_lanes, params.rows_per_team);
   {
     impl::PatternCompact<dev> f;
     f.inc_map = p.incidence_map;
@@ -449,9 +452,6 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
     f.contrib_map = contribution_map;
     f.n = n;
     f.k = k;
-    const double mean_row = n > 0 ? double(nnz) / n : 1.0;
-    const impl::RowLaunch l =
-        impl::row_launch<exec>(mean_row, 0, params.numeric_lanes, params.rows_per_team);
     Kokkos::parallel_for("spk::assembly::pattern::compact",
                          Kokkos::TeamPolicy<exec>((n + 1 + l.rows - 1) / l.rows, l.rows, l.lanes),
                          f);
@@ -478,9 +478,6 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
     f.upper = p.upper_slots;
     f.n = n;
     f.k = k;
-    const double mean_row = n > 0 ? double(nnz) / n : 1.0;
-    const impl::RowLaunch l =
-        impl::row_launch<exec>(mean_row, 0, params.numeric_lanes, params.rows_per_team);
     Kokkos::parallel_for("spk::assembly::pattern::mirror",
                          Kokkos::TeamPolicy<exec>((n + l.rows - 1) / l.rows, l.rows, l.lanes), f);
     const auto tr = p.transpose_map;

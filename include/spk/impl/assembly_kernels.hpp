@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <spk/error.hpp>
 #include <spk/impl/kokkos_compat.hpp>
+#include <spk/impl/search.hpp>
 #include <spk/impl/warp.hpp>
 
 namespace spk {
@@ -933,26 +934,15 @@ struct PatternMirror {
   Kokkos::View<int*, Device> diagonal, transpose, upper;
   int n = 0, k = 1;
 
-  KOKKOS_INLINE_FUNCTION static int find(const Kokkos::View<const int*, Device>& cols, int lo,
-                                         int hi, int x) {  // first place in [lo, hi] >= x
-    while (lo < hi) {
-      const int mid = lo + (hi - lo) / 2;
-      if (cols(mid) < x)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    return lo;
-  }
   KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
     const int v = m.league_rank() * m.team_size() + m.team_rank();
     if (v >= n) return;
     const int r0 = row_map(v), r1 = row_map(v + 1);
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, r1 - r0), [&](int r) {
       const int u = col_idx(r0 + r);
-      transpose(r0 + r) = find(col_idx, row_map(u), row_map(u + 1) - 1, v);
+      transpose(r0 + r) = lower_bound(col_idx, row_map(u), row_map(u + 1), v);
     });
-    const int d = r1 > r0 ? find(col_idx, r0, r1 - 1, v) : -1;
+    const int d = r1 > r0 ? lower_bound(col_idx, r0, r1, v) : -1;
     Kokkos::single(Kokkos::PerThread(m), [&]() { diagonal(v) = d; });
     if (d < 0 || upper.extent(0) == 0) return;
     // the row's slots in incidence order, those at or past qu compacted by a lane scan
