@@ -22,7 +22,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <spk/assembly/elements.hpp>
@@ -31,7 +30,6 @@
 #include <spk/csr_matrix.hpp>
 #include <spk/error.hpp>
 #include <spk/impl/assembly_kernels.hpp>
-#include <spk/impl/device_info.hpp>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -109,9 +107,6 @@ struct AssemblyPattern {
   /// Mean |transpose_map(j) - j| over the entries: how far, in entries, a mirrored store lands
   /// from the entry that makes it (symmetric assembly pays where that is near; 0 without maps).
   double mirror_distance = 0;
-  /// Scratch of spk::assemble_numeric on GPUs (the counter its rows are taken from); numeric
-  /// phases on one pattern therefore run one at a time (the default: one stream).
-  Kokkos::View<int, device_type> row_counter;
   int max_degree = 0;      ///< most elements at one node
   int max_row_length = 0;  ///< longest row of E E^T
   int long_rows = 0;       ///< rows past the main pattern kernel's capacity (row_capacity)
@@ -411,8 +406,6 @@ AssemblyPattern<Device> assemble_symbolic(const MeshMatrix<Device>& mesh,
   AssemblyPattern<Device> p;
   p.mesh = mesh;
   p.params = params;
-  if (impl::lane_groups_on<exec>())
-    p.row_counter = Kokkos::View<int, dev>("spk::assembly::row_counter");
   const int n = mesh.n_nodes(), k = mesh.nodes_per_element();
   const std::size_t nn = std::size_t(n), z = std::size_t(mesh.nnz()), s = z * std::size_t(k);
   using arrays_t = impl::SymbolicArrays<dev>;
@@ -655,21 +648,7 @@ void assemble_numeric(
   f.diagonal = p.diagonal;
   f.transpose = p.transpose_map;
   f.upper = p.upper_slots;
-  int league = (p.n_nodes() + l.rows.rows - 1) / l.rows.rows;
-  const char* probe = std::getenv("SPK_PROBE_CHUNK");  // PROBE ONLY
-  const int chunk = probe ? std::atoi(probe) : 8;
-  if (chunk > 0 && l.cap > 0 && impl::lane_groups_on<exec>() && p.row_counter.data() != nullptr) {
-    f.chunk = chunk;
-    // rows from the counter: as many teams as fit the device (at most 32 per multiprocessor);
-    // teams that start late find the rows taken and end
-    int* const counter = p.row_counter.data();
-    // zeroed by a kernel, in order with the placement (deep_copy would fence twice)
-    Kokkos::parallel_for(
-        "spk::assembly::numeric::reset", Kokkos::RangePolicy<exec>(0, 1),
-        KOKKOS_LAMBDA(int) { *counter = 0; });
-    f.next_row = counter;
-    league = std::min(league, 32 * impl::multiprocessor_count<exec>());
-  }
+  const int league = (p.n_nodes() + l.rows.rows - 1) / l.rows.rows;
   Kokkos::TeamPolicy<exec> policy(league, l.rows.rows, l.rows.lanes);
   if (l.cap > 0) policy.set_scratch_size(0, Kokkos::PerThread(l.scratch_bytes));
   Kokkos::parallel_for("spk::assembly::numeric", policy, f);

@@ -415,9 +415,6 @@ struct PatternRows {
 /// a power of two up to 32; on CUDA a row's lanes are part of one warp, elsewhere W is 1): lane
 /// index, a barrier and the warp vote / match operations restricted to the group, bit i of a
 /// result standing for the group's lane i.
-#ifndef SPK_PROBE_SUM
-#define SPK_PROBE_SUM 0
-#endif
 struct LaneGroup {
   int w = 1;
 #if defined(__CUDA_ARCH__)
@@ -438,8 +435,6 @@ struct LaneGroup {
     return __match_any_sync(mask, x) >> shift;
   }
   KOKKOS_INLINE_FUNCTION static int popc(unsigned x) { return __popc(x); }
-  /// x of the group's lane src.
-  KOKKOS_INLINE_FUNCTION int shfl(int x, int src) const { return __shfl_sync(mask, x, src, w); }
 #else
   KOKKOS_INLINE_FUNCTION explicit LaneGroup(int lanes) : w(lanes) {}
   KOKKOS_INLINE_FUNCTION int lane() const { return 0; }
@@ -451,7 +446,6 @@ struct LaneGroup {
     for (; x; x &= x - 1) ++c;
     return c;
   }
-  KOKKOS_INLINE_FUNCTION int shfl(int x, int) const { return x; }
 #endif
 };
 
@@ -681,15 +675,6 @@ template <class Element>
 struct symmetric_entries<Element, std::void_t<decltype(Element::symmetric_entries)>>
     : std::integral_constant<bool, Element::symmetric_entries> {};
 
-/// This lane's start(lane) when the row's len + 1 entry starts fit the group's lanes (len <
-/// W), else 0. The staging functions load it before their element loads, so that sum_staged
-/// takes the starts from the lanes (a shuffle) instead of waiting for them in memory (H100, P1
-/// elasticity placement on hand x2: 14% of the stall samples were on those loads).
-template <class Start>
-KOKKOS_INLINE_FUNCTION int lane_start(const LaneGroup& g, int len, const Start& start) {
-  return len < g.w && g.lane() <= len ? start(g.lane()) : 0;
-}
-
 /// The second half of a staged pass: the W lanes of g each own some (entry, component) pairs
 /// of the row (len entries, B x B components each) and add that component of the entry's
 /// staged blocks, stage[i ld + (q - qa)] for its contributions q in [start(r), start(r + 1))
@@ -698,31 +683,16 @@ KOKKOS_INLINE_FUNCTION int lane_start(const LaneGroup& g, int len, const Start& 
 /// from out. The pass that holds an entry's last contribution also stores the sum, transposed,
 /// into mirror(r) when that is not null (the entry's mirror block, symmetric assembly). The
 /// lanes' work is balanced (a diagonal has one contribution per incidence, the rest a few) and
-/// the stores to out are contiguous. The starts come from `mine` (lane_start) when len < W.
-/// A lane sums two of its pairs at a time, two independent chains of additions, each in its
-/// own order (the same bits as one at a time; H100: the chains' latency was 20% of the
-/// placement's stall samples).
+/// the stores to out are contiguous.
 template <int B, class Start, class Mirror = NoMirror>
 KOKKOS_INLINE_FUNCTION void sum_staged(const LaneGroup& g, int qa, int nq, int len,
-                                       const Start& start, int mine, const double* stage,
-                                       int ld, double* out, const Mirror& mirror = Mirror()) {
+                                       const Start& start, const double* stage, int ld,
+                                       double* out, const Mirror& mirror = Mirror()) {
   constexpr int BB = B * B;
-  const int total = len * BB;
-#if SPK_PROBE_SUM == 1
-  const bool in_lanes = len < g.w;  // the same on all the group's lanes
-  for (int base = 0; base < total; base += g.w) {
-    const int t = base + g.lane();
-    const int tc = t < total ? t : total - 1;
-    const int r = tc / BB, i = tc - r * BB;
-    const int a = in_lanes ? g.shfl(mine, r) : start(r);
-    const int b = in_lanes ? g.shfl(mine, r + 1) : start(r + 1);
-#else
-  (void)mine;
-  for (int t = g.lane(); t < total; t += g.w) {
+  for (int t = g.lane(); t < len * BB; t += g.w) {
     const int r = t / BB, i = t - r * BB;
     const int a = start(r), b = start(r + 1);
-#endif
-    if (t >= total || b <= qa || a >= qa + nq) continue;  // no contribution in this pass
+    if (b <= qa || a >= qa + nq) continue;  // no contribution in this pass
     double acc = a >= qa ? 0.0 : out[t];
     const int s1 = b - qa < nq ? b - qa : nq;
     for (int j = a > qa ? a - qa : 0; j < s1; ++j) acc += stage[i * ld + j];
@@ -752,7 +722,6 @@ KOKKOS_INLINE_FUNCTION void place_row_staged(const LaneGroup& g, const Element& 
   constexpr int C = Element::data_size;
   const int lane = g.lane(), w = g.w;
   const int ld = cap + 1;  // odd stride: an entry's components fall in different banks
-  const int mine = lane_start(g, len, start);
   for (int qa = q0; qa < q1; qa += cap) {
     const int nq = q1 - qa < cap ? q1 - qa : cap;
     int s = lane;
@@ -773,7 +742,7 @@ KOKKOS_INLINE_FUNCTION void place_row_staged(const LaneGroup& g, const Element& 
       for (int i = 0; i < BB; ++i) stage[i * ld + s] = b0[i];
     }
     g.sync();
-    sum_staged<Element::dofs_per_node>(g, qa, nq, len, start, mine, stage, ld, out, mirror);
+    sum_staged<Element::dofs_per_node>(g, qa, nq, len, start, stage, ld, out, mirror);
     g.sync();
   }
 }
@@ -799,7 +768,6 @@ KOKKOS_INLINE_FUNCTION void place_row_by_incidence(const LaneGroup& g, const Ele
   const int lane = g.lane(), w = g.w;
   const int ld = cap + 1;
   const int q0 = first * K, c = deg * K;
-  const int mine = lane_start(g, len, start);
   int t = lane;
   for (; t + w < c; t += 2 * w) {  // two at a time: both loads before the first store
     const int p0 = inc(first + t / K), p1 = inc(first + (t + w) / K);
@@ -819,7 +787,7 @@ KOKKOS_INLINE_FUNCTION void place_row_by_incidence(const LaneGroup& g, const Ele
     for (int i = 0; i < BB; ++i) stage[i * ld + s0] = b0[i];
   }
   g.sync();
-  sum_staged<Element::dofs_per_node>(g, q0, c, len, start, mine, stage, ld, out);
+  sum_staged<Element::dofs_per_node>(g, q0, c, len, start, stage, ld, out);
   g.sync();
 }
 
@@ -846,7 +814,6 @@ KOKKOS_INLINE_FUNCTION void place_upper_by_incidence(const LaneGroup& g, const E
   constexpr int C = Element::data_size;
   const int lane = g.lane(), w = g.w;
   const int ld = cap + 1;
-  const int mine = lane_start(g, len, start);
   int t = lane;
   for (; t + w < nu; t += 2 * w) {  // two at a time: both loads before the first store
     const IntPair u0 = upper[qu + t], u1 = upper[qu + t + w];
@@ -867,7 +834,7 @@ KOKKOS_INLINE_FUNCTION void place_upper_by_incidence(const LaneGroup& g, const E
     for (int i = 0; i < BB; ++i) stage[i * ld + u0.second] = b0[i];
   }
   g.sync();
-  sum_staged<Element::dofs_per_node>(g, qu, nu, len, start, mine, stage, ld, out, mirror);
+  sum_staged<Element::dofs_per_node>(g, qu, nu, len, start, stage, ld, out, mirror);
   g.sync();
 }
 
@@ -1114,65 +1081,14 @@ struct NumericRows {
   Kokkos::View<const double*, Device> data;
   double* values = nullptr;  // B * B reals per entry
   int n = 0, w = 1, cap = 0;
-  /// Staged rows with lane groups: when not null, each group takes its rows from this counter
-  /// (zero at launch) by an atomic addition instead of from the league rank, and loads the
-  /// next row's number and offsets while it places the current one (H100, P1 elasticity
-  /// placement on hand x2: 10% of the stall samples waited for a row's offsets at its start).
-  /// The launch then needs only enough teams to fill the device.
-  int* next_row = nullptr;
-  int chunk = 1;  ///< rows a group takes from next_row at a time
-
-  /// A row's number and the offsets its placement starts from.
-  struct Head {
-    int v = 0, r0 = 0, r1 = 0, first = 0, last = 0;
-  };
-  KOKKOS_INLINE_FUNCTION Head head(int v) const {
-    Head h;
-    h.v = v;
-    if (v < n) {
-      h.r0 = row_map(v);
-      h.r1 = row_map(v + 1);
-      h.first = inc_map(v);
-      h.last = inc_map(v + 1);
-    }
-    return h;
-  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
-    // the row's stage, taken once per thread: each get_shmem advances the scratch space
-    double* const stage =
-        cap > 0 ? static_cast<double*>(m.thread_scratch(0).get_shmem_aligned(
-                      std::size_t(cap + 1) * B * B * sizeof(double), sizeof(double)))
-                : nullptr;
-    if (next_row == nullptr) {
-      const int v = m.league_rank() * m.team_size() + m.team_rank();
-      if (v < n) place(m, head(v), stage);
-      return;
-    }
-    const LaneGroup g(w);
-    const auto fetch = [&]() {
-      return g.lane() == 0 ? Kokkos::atomic_fetch_add(next_row, chunk) : 0;
-    };
-    int v = g.shfl(fetch(), 0), end = v + chunk < n ? v + chunk : n;
-    int pending = fetch();  // the next chunk's first row, read when this chunk ends
-    Head h = head(v);
-    while (h.v < n) {
-      v = h.v + 1;
-      if (v >= end) {  // the same on all the group's lanes
-        v = g.shfl(pending, 0);
-        end = v + chunk < n ? v + chunk : n;
-        pending = v < n ? fetch() : 0;
-      }
-      const Head next = head(v);
-      place(m, h, stage);
-      h = next;
-    }
-  }
-
-  /// Places row h.v (stage: its scratch when cap > 0).
-  KOKKOS_INLINE_FUNCTION void place(const member& m, const Head& h, double* stage) const {
-    const int v = h.v, r0 = h.r0, len = h.r1 - r0;
+    const int v = m.league_rank() * m.team_size() + m.team_rank();
+    if (v >= n) return;
+    const int r0 = row_map(v), len = row_map(v + 1) - r0;
     if (cap > 0) {
+      double* const stage = static_cast<double*>(m.thread_scratch(0).get_shmem_aligned(
+          std::size_t(cap + 1) * B * B * sizeof(double), sizeof(double)));
       if (symmetric) {
         // The diagonal and upper entries (from place d on) from their contributions; each
         // upper entry's transpose goes to its mirror (u, v), which row u does not form.
@@ -1192,7 +1108,7 @@ struct NumericRows {
                            stage, cap, out, mirror);
         return;
       }
-      const int first = h.first, deg = h.last - first;
+      const int first = inc_map(v), deg = inc_map(v + 1) - first;
       if (slots.extent(0) > 0 && deg * K <= cap) {
         place_row_by_incidence(
             LaneGroup(w), element, inc, slots, data, first, deg, len,
