@@ -135,6 +135,24 @@ KOKKOS_INLINE_FUNCTION void coo_close_window(const CooLaneRows<O, S>& lane_rows,
   };
   // the open (last) row of each lane, keyed by row; idle lanes get a key no lane shares
   const key_type key = lane_rows.any ? key_type(lane_rows.row) : key_type(-1 - lane);
+  if (!uniform) {
+    // No lane's first row is the open row of the lane before (e.g. every lane holds whole
+    // rows): no row spans lanes, so each lane closes its own rows and the keyed scan below,
+    // which would add nothing to them, is skipped (one vote instead of 2 log2(W) + 2
+    // shuffles). The same sums, the same stores.
+    const key_type before = Warp::shfl_up(key, 1);
+    const bool joins =
+        lane > 0 && lane_rows.any && before >= 0 && before == key_type(lane_rows.first_row);
+    if (Warp::last_true(joins) < 0) {
+      if (!lane_rows.any) return;
+      if (lane_rows.multi) close(lane_rows.first_row, lane_rows.first_sum);
+      if (lane == Warp::size - 1 && win.last_continues)
+        out.partial(w, lane_rows.row, lane_rows.sum, starts_here(lane_rows.row));
+      else
+        close(lane_rows.row, lane_rows.sum);
+      return;
+    }
+  }
   S s = lane_rows.any ? lane_rows.sum : traits::zero();
   for (int d = 1; d < Warp::size; d *= 2) {
     const S other = Warp::shfl_up(s, d);
