@@ -139,7 +139,9 @@ KOKKOS_INLINE_FUNCTION void coo_close_window(const CooLaneRows<O, S>& lane_rows,
     // No lane's first row is the open row of the lane before (e.g. every lane holds whole
     // rows): no row spans lanes, so each lane closes its own rows and the keyed scan below,
     // which would add nothing to them, is skipped (one vote instead of 2 log2(W) + 2
-    // shuffles). The same sums, the same stores.
+    // shuffles). The same rows, values and complete / partial choices (a first row's sum is
+    // no longer added to +0, so a -0 sum stays -0). Relies, as the scan does, on the
+    // callers' lanes taking their entries in order, idle lanes (no entries) only at the end.
     const key_type before = Warp::shfl_up(key, 1);
     const bool joins =
         lane > 0 && lane_rows.any && before >= 0 && before == key_type(lane_rows.first_row);
