@@ -266,9 +266,7 @@ void run_element(const Element& element, const std::string& mesh_name,
                                  opt.repeat);
     std::fprintf(stderr, "[spk-assemble] mirror distance %.0f entries: symmetric numeric %s\n",
                  pattern.mirror_distance,
-                 pattern.diagonal.extent(0) > 0 && opt.params.numeric_stage >= 0 &&
-                         spk::impl::symmetric_entries<Element>::value &&
-                         spk::impl::mirror_pays(B * B, pattern.mirror_distance)
+                 opt.params.numeric_stage >= 0 && spk::impl::symmetric_numeric<Element>(pattern)
                      ? "on (where rows are staged)"
                      : "off");
     numeric_rows(pattern, "", [&](std::size_t mem, double err_num) {

@@ -593,6 +593,18 @@ Kokkos::View<double*, typename MeshMatrix<Device>::device_type> element_data(
   return data;
 }
 
+namespace impl {
+/// Whether spk::assemble_numeric places Element on pattern p symmetrically (in the rows it
+/// stages): entries symmetric bit for bit, the pattern's mirror maps kept (params.mirror) and
+/// the mirrors near enough to pay (mirror_pays).
+template <class Element, class Device>
+bool symmetric_numeric(const AssemblyPattern<Device>& p) {
+  constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
+  return symmetric_entries<Element>::value && p.diagonal.extent(0) > 0 &&
+         mirror_pays(BB, p.mirror_distance);
+}
+}  // namespace impl
+
 /// Numeric phase: a.values() = the assembled matrix of `element` with per-element compact data
 /// `data` (from spk::element_data, or any values of the same shape, e.g. updated
 /// coefficients) on the pattern `p`. `a` must have p's pattern (spk::assembled_matrix).
@@ -626,9 +638,7 @@ void assemble_numeric(
   f.data = data;
   f.values = reinterpret_cast<double*>(a.values().data());
   f.n = p.n_nodes();
-  constexpr int BB = Element::dofs_per_node * Element::dofs_per_node;
-  const bool symmetric = impl::symmetric_entries<Element>::value && p.diagonal.extent(0) > 0 &&
-                         impl::mirror_pays(BB, p.mirror_distance);
+  const bool symmetric = impl::symmetric_numeric<Element>(p);
   const double mean_row = p.n_nodes() > 0 ? double(p.nnz()) / p.n_nodes() : 1.0;
   const double mean_contrib =
       p.n_nodes() > 0 ? double(p.contributions.extent(0)) / p.n_nodes() : 1.0;

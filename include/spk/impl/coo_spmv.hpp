@@ -135,6 +135,8 @@ KOKKOS_INLINE_FUNCTION void coo_close_window(const CooLaneRows<O, S>& lane_rows,
   };
   // the open (last) row of each lane, keyed by row; idle lanes get a key no lane shares
   const key_type key = lane_rows.any ? key_type(lane_rows.row) : key_type(-1 - lane);
+  // the previous lane's key (read once: the vote and the closing below both use it)
+  const key_type before = uniform ? key : Warp::shfl_up(key, 1);
   if (!uniform) {
     // No lane's first row is the open row of the lane before (e.g. every lane holds whole
     // rows): no row spans lanes, so each lane closes its own rows and the keyed scan below,
@@ -142,7 +144,6 @@ KOKKOS_INLINE_FUNCTION void coo_close_window(const CooLaneRows<O, S>& lane_rows,
     // shuffles). The same rows, values and complete / partial choices (a first row's sum is
     // no longer added to +0, so a -0 sum stays -0). Relies, as the scan does, on the
     // callers' lanes taking their entries in order, idle lanes (no entries) only at the end.
-    const key_type before = Warp::shfl_up(key, 1);
     const bool joins =
         lane > 0 && lane_rows.any && before >= 0 && before == key_type(lane_rows.first_row);
     if (Warp::last_true(joins) < 0) {
@@ -171,7 +172,7 @@ KOKKOS_INLINE_FUNCTION void coo_close_window(const CooLaneRows<O, S>& lane_rows,
     return;
   }
   const S prev_s = Warp::shfl_up(s, 1);
-  const key_type prev_key = Warp::shfl_up(key, 1);
+  const key_type prev_key = before;
   const bool has_prev = lane > 0 && prev_key >= 0;
   // a lane that moves on to other rows closes its first row, adding what the lanes before it
   // hold of that row
