@@ -510,6 +510,10 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
     // one chunk per team: no chunk loaded ahead (the kernel before 2026-11-25)
     launches.push_back({spk::CooAccumulate::direct, 1, 1});
     launches.push_back({spk::CooAccumulate::direct, 2, 8});
+    // a lane's slots in groups of 1 or 2 (the next group's offsets loaded ahead)
+    launches.push_back({spk::CooAccumulate::direct, 4, 0, 1});
+    launches.push_back({spk::CooAccumulate::direct, 4, 0, 2});
+    launches.push_back({spk::CooAccumulate::direct, 2, 0, 1});
     launches.push_back({spk::CooAccumulate::atomic, 0});
     launches.push_back({spk::CooAccumulate::deterministic, 0});
     ccoo("", {}, with_defaults<spk::CompressedCooSpmvParams>(gpu, launches));

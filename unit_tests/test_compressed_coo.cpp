@@ -53,6 +53,19 @@ std::vector<spk::CompressedCooSpmvParams> ccoo_params() {
   det2.slots_per_lane = 2;
   det2.chunks_per_team = 3;
   all.push_back(det2);
+  // a lane's slots taken in groups, each loading the next group's offsets (GPU only)
+  for (int ld : {1, 2}) {
+    spk::CompressedCooSpmvParams g;
+    g.slots_per_lane = 4;
+    g.slots_per_load = ld;
+    g.chunks_per_team = ld == 1 ? 3 : 0;
+    all.push_back(g);
+  }
+  spk::CompressedCooSpmvParams g21;
+  g21.slots_per_lane = 2;
+  g21.slots_per_load = 1;
+  g21.accumulate = spk::CooAccumulate::deterministic;
+  all.push_back(g21);
   return all;
 }
 
@@ -267,6 +280,11 @@ TEST_CASE("compressed coo: invalid options throw") {
   p.slots_per_lane = 3;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, c, x4, 0.0, y, p),
                        doctest::Contains("slots_per_lane = 3"), std::invalid_argument);
+  p.slots_per_lane = 4;
+  p.slots_per_load = 3;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, c, x4, 0.0, y, p),
+                       doctest::Contains("slots_per_load = 3"), std::invalid_argument);
+  p.slots_per_load = 0;
   p.slots_per_lane = 0;
   p.chunks_per_team = -1;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, c, x4, 0.0, y, p),

@@ -58,11 +58,19 @@ struct CompressedCooSpmvParams {
   /// offsets while it multiplies the chunk before; 0 = choose (at most 4, with at least 32
   /// teams per multiprocessor). CPU backends take one chunk per thread.
   int chunks_per_team = 0;
+  /// Of a lane's slots, how many have their loads issued together on GPUs (1, 2 or 4, dividing
+  /// slots_per_lane; more at once keeps more bytes in flight but takes more registers, under a
+  /// lower bound of teams per SM); a group loads the next group's offsets while its values and
+  /// x arrive. 0 = all of them (slots_per_lane), up to 4.
+  int slots_per_load = 0;
 };
 
 /// A short name of compressed COO launch parameters, e.g. "s2-direct".
 inline std::string describe(const CompressedCooSpmvParams& p) {
   return "s" + std::to_string(p.slots_per_lane) +
+         (p.slots_per_load > 0 && p.slots_per_load != p.slots_per_lane
+              ? "l" + std::to_string(p.slots_per_load)
+              : std::string()) +
          (p.chunks_per_team > 0 ? "-c" + std::to_string(p.chunks_per_team) : std::string()) +
          "-" + to_string(p.accumulate);
 }
@@ -608,6 +616,9 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
   const int sl = params.slots_per_lane;
   require(sl == 0 || sl == 1 || sl == 2 || sl == 4, "spk::spmv (compressed COO)",
           "slots_per_lane = ", sl, " must be 0 (choose), 1, 2 or 4");
+  const int ld = params.slots_per_load;
+  require(ld == 0 || ld == 1 || ld == 2 || ld == 4, "spk::spmv (compressed COO)",
+          "slots_per_load = ", ld, " must be 0 (all of a lane's slots), 1, 2 or 4");
   require(params.chunks_per_team >= 0, "spk::spmv (compressed COO)",
           "chunks_per_team = ", params.chunks_per_team, " must be 0 (choose) or positive");
   CompressedCooSpmvParams p = params;
@@ -617,6 +628,8 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
   // per lane, B = 192 at most 2
   const int warps_at_one = std::max(1, a.slots_per_chunk() / 32);
   while (p.slots_per_lane > 1 && warps_at_one % p.slots_per_lane != 0) p.slots_per_lane /= 2;
+  // slots whose loads go together: a power of two, so it divides slots_per_lane once capped
+  p.slots_per_load = ld == 0 ? p.slots_per_lane : std::min(ld, p.slots_per_lane);
   if (!gpu) {
     p.chunks_per_team = 1;
   } else if (p.chunks_per_team == 0) {
@@ -693,9 +706,9 @@ void spmv(Mode mode, typename CompressedCooMatrix<S, O, F, D>::value_type alpha,
         // CPU backends take a chunk per thread (resolve_params gives one slot per lane)
         if constexpr (!impl::is_gpu_space<exec>())
           impl::compressed_coo_launch<K, 1, T, A>(p, mode, alpha, a, x, beta, y);
-        else if (p.slots_per_lane == 1)
+        else if (p.slots_per_load == 1)
           impl::compressed_coo_launch<K, 1, T, A>(p, mode, alpha, a, x, beta, y);
-        else if (p.slots_per_lane == 2)
+        else if (p.slots_per_load == 2)
           impl::compressed_coo_launch<K, 2, T, A>(p, mode, alpha, a, x, beta, y);
         else
           impl::compressed_coo_launch<K, 4, T, A>(p, mode, alpha, a, x, beta, y);

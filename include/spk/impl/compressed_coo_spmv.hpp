@@ -240,8 +240,10 @@ struct CompressedCooSpmv {
     }
   }
 
-  /// Window w (slots s0 ... s0 + wslots - 1) of the chunk with head h; the lane's first SL
-  /// slots are in `raw`, which is refilled with the next chunk's when `more`.
+  /// Window w (slots s0 ... s0 + wslots - 1) of the chunk with head h. The lane takes its
+  /// lane_slots slots SL at a time; `raw` holds the offsets of the first SL, and each group
+  /// loads the next group's (or, at the end, the next chunk's first when `more`) while its
+  /// values and x are on their way.
   KOKKOS_INLINE_FUNCTION void chunk(const CooChunkHead<O>& h, std::int64_t w, int s0, int first,
                                     CooRawSlot<K> (&raw)[SL], bool more,
                                     const CooChunkHead<O>& next) const {
@@ -263,20 +265,17 @@ struct CompressedCooSpmv {
       O col[SL][K];
       S v[SL][K];
       for (int q = 0; q < SL; ++q) {
-        const int s = first + i0 + q;
-        load_values(h, s, v[q]);
-        if (i0 == 0) {
-          decode_slot(h, raw[q], r[q], col[q]);
-        } else {
-          CooRawSlot<K> now;
-          load_slot(h, s, now);
-          decode_slot(h, now, r[q], col[q]);
-        }
+        load_values(h, first + i0 + q, v[q]);
+        decode_slot(h, raw[q], r[q], col[q]);
       }
       S xv[SL][K];
       for (int q = 0; q < SL; ++q)
         for (int j = 0; j < K; ++j) xv[q][j] = Trans ? traits::zero() : S(x(col[q][j]));
-      if (i0 == 0 && more)
+      // the next group's offsets, while this group's values and x arrive: this chunk's next
+      // SL slots, or the next chunk's first
+      if (i0 + SL < lane_slots)
+        for (int q = 0; q < SL; ++q) load_slot(h, first + i0 + SL + q, raw[q]);
+      else if (more)
         for (int q = 0; q < SL; ++q) load_slot(next, first + q, raw[q]);
       if (i0 == 0) lane_first = r[0];
       lane_last = r[SL - 1];
