@@ -160,6 +160,60 @@ TEST_CASE_TEMPLATE_DEFINE("compressed coo on generated matrices", Device, ccoo_g
 }
 TEST_CASE_TEMPLATE_APPLY(ccoo_generated, spk_test::all_devices);
 
+TEST_CASE_TEMPLATE_DEFINE("compressed coo: row shape and the default launch", Device, ccoo_launch) {
+  using exec = typename Device::execution_space;
+  using M = spk::CompressedCooMatrix<double, int, int, Device>;
+  const bool gpu = spk::impl::is_gpu_space<exec>();
+  const auto launch = [](const M& m, const spk::CompressedCooSpmvParams& p = {}) {
+    const auto r = spk::resolve_params(m, spk::Mode::N, p);
+    return std::make_pair(r.slots_per_lane, r.slots_per_load);
+  };
+  // 27-point stencil, K = 8: interior rows of 27 entries take 4 slots, the corners' 8 entries 1
+  const M s27(spk::generate::poisson3d_27pt<double, int, int, Device>(12));
+  CHECK(s27.entries_per_slot() == 8);
+  CHECK(s27.max_row_slots() == 4);
+  CHECK(s27.mean_row_slots() > 3.0);
+  CHECK(s27.mean_row_slots() < 4.0);
+  CHECK(s27.table_chunks() == s27.n_chunks());
+  CHECK(launch(s27) == (gpu ? std::make_pair(2, 1) : std::make_pair(1, 1)));
+  spk::CompressedCooSpmvParams given;  // given values are kept (within the chunk's windows)
+  given.slots_per_lane = 4;
+  CHECK(launch(s27, given) == (gpu ? std::make_pair(4, 4) : std::make_pair(1, 1)));
+  given.slots_per_load = 2;
+  CHECK(launch(s27, given) == (gpu ? std::make_pair(4, 2) : std::make_pair(1, 1)));
+  // the same pattern with random values: raw values, one slot per lane
+  spk::generate::GeneratorOptions rnd;
+  rnd.random_values = true;
+  const M r27(spk::generate::poisson3d_27pt<double, int, int, Device>(12, rnd));
+  CHECK(r27.table_chunks() == 0);
+  CHECK(launch(r27) == std::make_pair(1, 1));
+  // 7-point stencil: rows of one slot
+  const M s7(spk::generate::poisson3d_7pt<double, int, int, Device>(12));
+  CHECK(s7.max_row_slots() == 1);
+  CHECK(s7.mean_row_slots() == 1.0);
+  CHECK(launch(s7) == std::make_pair(1, 1));
+  // irregular rows (0 .. 20 entries and one full row of 400, K = 8): the longest row far above
+  // the mean
+  spk::CompressedCooOptions k8;
+  k8.entries_per_thread = 8;
+  const M irr(spk::copy_to<Device>(spk_test::random_csr<double, int>(400, 400, 10, 30, 5)), k8);
+  CHECK(irr.max_row_slots() == 50);
+  CHECK(double(irr.max_row_slots()) > 2 * irr.mean_row_slots());
+  CHECK(launch(irr) == std::make_pair(1, 1));
+  // rows of 0, 3, 9 and 17 entries with K = 8: 1, 1, 2 and 3 slots
+  std::vector<int> row_map{0, 0, 3, 12, 29}, cols;
+  for (int len : {3, 9, 17})
+    for (int j = 0; j < len; ++j) cols.push_back(j);
+  const std::vector<double> vals(cols.size(), 2.0);
+  const M t(spk::make_csr<double, int, int, Device>(4, 20, row_map, cols, vals), k8);
+  CHECK(t.max_row_slots() == 3);
+  CHECK(t.mean_row_slots() == 7.0 / 4.0);
+  const M empty(spk::CsrMatrix<double, int, int, Device>{});
+  CHECK(empty.max_row_slots() == 0);
+  CHECK(empty.mean_row_slots() == 0.0);
+}
+TEST_CASE_TEMPLATE_APPLY(ccoo_launch, spk_test::all_devices);
+
 TEST_CASE_TEMPLATE_DEFINE("compressed coo on the shared real matrices", Device, ccoo_real) {
   spk_test::for_each_shared_matrix(
       "compressed-coo", [](const auto& host, const std::string&, bool complex) {

@@ -48,11 +48,10 @@ struct CompressedCooOptions {
 /// Launch parameters of compressed COO SpMV (the chunk shape B x K is the matrix's).
 struct CompressedCooSpmvParams {
   CooAccumulate accumulate = CooAccumulate::direct;
-  /// Consecutive slots a lane takes on GPUs (1, 2 or 4; their loads are issued together, so a
-  /// warp has more bytes in flight, with fewer warps per SM: 2 was 6% faster than 1 on the 3D
-  /// 27-point stencil and 20% slower on the replicated FEM matrix, docs/PERFORMANCE.md); 0 =
-  /// choose (1). Lowered to the largest of 4, 2, 1 that divides B / 32. CPU backends take a
-  /// chunk per thread.
+  /// Consecutive slots a lane takes on GPUs (1, 2 or 4, in groups of slots_per_load); 0 =
+  /// choose: 2 (one at a time) for rows of several slots of about equal length with table-coded
+  /// values, else 1 (see resolve_params). Lowered to the largest of 4, 2, 1 that divides
+  /// B / 32. CPU backends take a chunk per thread.
   int slots_per_lane = 0;
   /// Consecutive chunks a team takes on GPUs, loading each chunk's head and row and column
   /// offsets while it multiplies the chunk before; 0 = choose (at most 4, with at least 32
@@ -61,7 +60,7 @@ struct CompressedCooSpmvParams {
   /// Of a lane's slots, how many have their loads issued together on GPUs (1, 2 or 4, dividing
   /// slots_per_lane; more at once keeps more bytes in flight but takes more registers, under a
   /// lower bound of teams per SM); a group loads the next group's offsets while its values and
-  /// x arrive. 0 = all of them (slots_per_lane), up to 4.
+  /// x arrive. 0 = all of them (slots_per_lane), or 1 where slots_per_lane is chosen as 2.
   int slots_per_load = 0;
 };
 
@@ -100,6 +99,9 @@ struct CompressedCooArrays {
   int slots = 256;
   int k = 4;
   double table_coverage = 0;
+  double mean_row_slots = 0;        ///< slots per row (padding chunks excluded)
+  std::int64_t max_row_slots = 0;   ///< slots of the longest row
+  std::int64_t table_chunks = 0;    ///< chunks whose values are table indices
 };
 
 /// The bit pattern of a value (at most 8 bytes), zero-extended: equal values by their bits.
@@ -308,6 +310,15 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
       });
   const std::int64_t n_slots = row_lengths_to_offsets<exec>(slot_start);
   const std::int64_t n_chunks = (n_slots + B - 1) / B;
+  r.mean_row_slots = nrows > 0 ? double(n_slots) / double(nrows) : 0.0;
+  Kokkos::parallel_reduce(
+      "spk::ccoo::max_row_slots", Range64<exec>(0, nrows),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& m) {
+        const std::int64_t n = slot_start(i + 1) - slot_start(i);
+        if (n > m) m = n;
+      },
+      Kokkos::Max<std::int64_t>(r.max_row_slots));
+  if (nrows == 0) r.max_row_slots = 0;
   Kokkos::View<O*, dev> slot_row(Kokkos::view_alloc(Kokkos::WithoutInitializing,
                                                     "spk::ccoo::slot_row"),
                                  std::size_t(n_chunks * B));
@@ -372,6 +383,12 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
       },
       wide);
   require(wide == 0, where, wide, " chunks span more than 2^32 columns");
+  Kokkos::parallel_reduce(
+      "spk::ccoo::table_chunks", Range64<exec>(0, n_chunks),
+      KOKKOS_LAMBDA(const std::int64_t c, std::int64_t& n) {
+        if (codes(c) & CooChunkCode::table) ++n;
+      },
+      r.table_chunks);
   std::uint64_t total = 0;  // offsets(c + 1) holds chunk c's bytes: scan them in place
   Kokkos::parallel_scan(
       "spk::ccoo::offsets", Range64<exec>(0, n_chunks),
@@ -453,6 +470,9 @@ class CompressedCooMatrix {
     slots_ = arr.slots;
     k_ = arr.k;
     table_coverage_ = arr.table_coverage;
+    mean_row_slots_ = arr.mean_row_slots;
+    max_row_slots_ = arr.max_row_slots;
+    table_chunks_ = arr.table_chunks;
   }
 
   ordinal_type nrows() const { return nrows_; }
@@ -464,6 +484,12 @@ class CompressedCooMatrix {
   /// K: entries per slot.
   int entries_per_slot() const { return k_; }
   std::int64_t n_chunks() const { return std::int64_t(codes_.extent(0)); }
+  /// Mean slots per row (K entries each; an empty row takes one).
+  double mean_row_slots() const { return mean_row_slots_; }
+  /// Slots of the longest row.
+  std::int64_t max_row_slots() const { return max_row_slots_; }
+  /// Chunks whose values are 1-byte table indices.
+  std::int64_t table_chunks() const { return table_chunks_; }
 
   /// Bytes held by the arrays: blob, per-chunk code, baselines and offset, value table.
   std::size_t memory_bytes() const {
@@ -512,6 +538,9 @@ class CompressedCooMatrix {
   int slots_ = 256;
   int k_ = 4;
   double table_coverage_ = 0;
+  double mean_row_slots_ = 0;
+  std::int64_t max_row_slots_ = 0;
+  std::int64_t table_chunks_ = 0;
   std::shared_ptr<impl::CooPartials<value_type, device_type>> partials_ =
       std::make_shared<impl::CooPartials<value_type, device_type>>();
 };
@@ -623,13 +652,27 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
           "chunks_per_team = ", params.chunks_per_team, " must be 0 (choose) or positive");
   CompressedCooSpmvParams p = params;
   const bool gpu = impl::is_gpu_space<exec>();
-  if (!gpu || sl == 0) p.slots_per_lane = 1;
+  if (!gpu) {
+    p.slots_per_lane = 1;
+  } else if (sl == 0) {
+    // Rows of several slots and about equal length, with values from the table (stencils of
+    // more than K entries): two slots per lane, one at a time, so a row spans half the lanes
+    // and the lane loads stay light (H100, 27-point stencil with K = 8: 1.27x -> 1.58x
+    // cuSPARSE CSR). Elsewhere one slot per lane: rows of one slot lost 0-25% with two, raw
+    // values 25-30%, irregular rows 10-25% (docs/PERFORMANCE.md).
+    const bool regular_multi = a.mean_row_slots() >= 1.5 &&
+                               double(a.max_row_slots()) <= 2 * a.mean_row_slots() &&
+                               a.table_chunks() >= 0.9 * double(a.n_chunks());
+    p.slots_per_lane = regular_multi ? 2 : 1;
+    if (regular_multi && ld == 0) p.slots_per_load = 1;
+  }
   // a warp's window (32 x slots per lane) must divide the chunk: B = 96 or 160 takes 1 slot
   // per lane, B = 192 at most 2
   const int warps_at_one = std::max(1, a.slots_per_chunk() / 32);
   while (p.slots_per_lane > 1 && warps_at_one % p.slots_per_lane != 0) p.slots_per_lane /= 2;
   // slots whose loads go together: a power of two, so it divides slots_per_lane once capped
-  p.slots_per_load = ld == 0 ? p.slots_per_lane : std::min(ld, p.slots_per_lane);
+  p.slots_per_load = p.slots_per_load == 0 ? p.slots_per_lane
+                                            : std::min(p.slots_per_load, p.slots_per_lane);
   if (!gpu) {
     p.chunks_per_team = 1;
   } else if (p.chunks_per_team == 0) {

@@ -12,11 +12,12 @@
 //
 // SpMV: on CUDA a team of warps takes a few consecutive chunks, each warp a window of 32 * S
 // consecutive slots of every chunk and each lane S consecutive slots (S = slots per lane: the K
-// column offsets and the K values of a slot are one load each, and a lane issues the loads of
-// its S slots together). While a team multiplies one chunk it has already loaded the next one's
-// head and its lanes' row and column offsets, so each chunk waits on one round of loads (values
-// and x) instead of three. On CPU backends one thread takes a whole chunk. Rows are combined as
-// described in coo_spmv.hpp (a chunk in one row skips the row keys).
+// column offsets and the K values of a slot are one load each), taken in groups whose loads are
+// issued together. While a lane multiplies one group it has already loaded the next group's row
+// and column offsets and table indices (the next chunk's head too at a chunk's end), so each
+// group waits on one round of loads (table look-ups or raw values, and x) instead of three. On
+// CPU backends one thread takes a whole chunk. Rows are combined as described in coo_spmv.hpp
+// (a chunk in one row skips the row keys).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -131,12 +132,14 @@ template <class ExecSpace, int SL>
 using CompressedCooPolicy =
     Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, (SL == 1 ? 3 : 2)>>;
 
-/// The still-encoded row offset and K column offsets of a slot, as loaded (K words hold the
-/// widest, 32-bit, offsets): kept in registers while the previous chunk is multiplied.
+/// The still-encoded row offset, K column offsets (K words hold the widest, 32-bit, offsets)
+/// and, in a chunk of table-coded values, K table indices of a slot, as loaded: kept in
+/// registers while the slots before it are multiplied.
 template <int K>
 struct CooRawSlot {
   unsigned row = 0;
   unsigned words[K];
+  unsigned idx[(K + 3) / 4] = {};
 };
 
 /// Loads NB bytes at p (aligned to the widest load used) into words.
@@ -165,9 +168,9 @@ KOKKOS_INLINE_FUNCTION void decode_columns(const unsigned (&words)[K], O base, O
 /// lane taking lane_slots consecutive ones, SL at a time (their loads issued together); on CPU
 /// backends one thread takes a whole chunk (lane_slots = B, SL = 1). A team takes
 /// `chunks_per_team` consecutive chunks, one window of each per warp, and loads a chunk's
-/// head and its lanes' first row and column offsets while it multiplies the chunk before, so
-/// that a chunk waits on one round of loads (values and x) instead of three (head, offsets and
-/// values, x).
+/// head and its lanes' first row and column offsets and table indices while it multiplies the
+/// chunk before, so that a chunk waits on one round of loads (table look-ups or values, and x)
+/// instead of three (head; offsets and indices; look-ups, x).
 template <class S, class O, class Device, class XView, class YView, int K, int SL, bool Trans,
           CooAccumulate Acc>
 struct CompressedCooSpmv {
@@ -188,6 +191,8 @@ struct CompressedCooSpmv {
   KOKKOS_INLINE_FUNCTION void load_slot(const CooChunkHead<O>& h, int s,
                                         CooRawSlot<K>& raw) const {
     if (!h.single()) raw.row = h.blob[s];
+    if (h.code & CooChunkCode::table)
+      load_bytes<warp, K>(h.vals(a.slots, K) + std::size_t(s) * K, raw.idx);
     const int cw = h.col_width();
     const std::uint8_t* cp = h.cols(a.slots) + std::size_t(s) * K * std::size_t(cw);
     if (cw == 1)
@@ -210,10 +215,12 @@ struct CompressedCooSpmv {
       decode_columns<K, std::uint32_t>(raw.words, h.col0, col);
   }
 
-  KOKKOS_INLINE_FUNCTION void load_values(const CooChunkHead<O>& h, int s, S (&v)[K]) const {
+  /// Slot s's values: looked up in the table (indices loaded with the offsets) or loaded.
+  KOKKOS_INLINE_FUNCTION void load_values(const CooChunkHead<O>& h, const CooRawSlot<K>& raw,
+                                          int s, S (&v)[K]) const {
     if (h.code & CooChunkCode::table) {
       std::uint8_t idx[K];
-      warp::template stream<K>(h.vals(a.slots, K) + std::size_t(s) * K, idx);
+      std::memcpy(static_cast<void*>(idx), static_cast<const void*>(raw.idx), sizeof(idx));
       for (int j = 0; j < K; ++j) v[j] = a.table(idx[j]);
     } else {
       warp::template stream<K>(reinterpret_cast<const S*>(h.vals(a.slots, K)) + std::size_t(s) * K, v);
@@ -265,7 +272,7 @@ struct CompressedCooSpmv {
       O col[SL][K];
       S v[SL][K];
       for (int q = 0; q < SL; ++q) {
-        load_values(h, first + i0 + q, v[q]);
+        load_values(h, raw[q], first + i0 + q, v[q]);
         decode_slot(h, raw[q], r[q], col[q]);
       }
       S xv[SL][K];
