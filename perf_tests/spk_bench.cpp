@@ -514,6 +514,10 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
     launches.push_back({spk::CooAccumulate::direct, 4, 0, 1});
     launches.push_back({spk::CooAccumulate::direct, 4, 0, 2});
     launches.push_back({spk::CooAccumulate::direct, 2, 0, 1});
+    // more chunks per team (fewer first chunks waiting on their offsets)
+    launches.push_back({spk::CooAccumulate::direct, 1, 8});
+    launches.push_back({spk::CooAccumulate::direct, 1, 16});
+    launches.push_back({spk::CooAccumulate::direct, 2, 8, 1});
     launches.push_back({spk::CooAccumulate::atomic, 0});
     launches.push_back({spk::CooAccumulate::deterministic, 0});
     ccoo("", {}, with_defaults<spk::CompressedCooSpmvParams>(gpu, launches));
