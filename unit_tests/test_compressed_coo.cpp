@@ -122,6 +122,21 @@ spk_test::HostCsr<S, int> few_values(int nrows, int ncols, int mean, int distinc
   return a;
 }
 
+/// A random matrix whose rows come in blocks of 60: in every other block the values are drawn
+/// from 3 values (table-coded chunks), elsewhere random (raw chunks).
+template <class S>
+spk_test::HostCsr<S, int> mixed_values(int nrows, int ncols, int mean, std::uint64_t seed) {
+  auto a = spk_test::random_csr<S, int>(nrows, ncols, mean, seed);
+  std::mt19937_64 rng(seed + 1);
+  std::vector<S> pool;
+  for (int i = 0; i < 3; ++i) pool.push_back(spk_test::random_value<S>(rng));
+  for (int i = 0; i < nrows; ++i)
+    if ((i / 60) % 2 == 0)
+      for (int k = a.row_map()(i); k < a.row_map()(i + 1); ++k)
+        a.values()(k) = pool[std::size_t(rng() % pool.size())];
+  return a;
+}
+
 }  // namespace
 
 TEST_CASE_TEMPLATE_DEFINE("compressed coo spmv matches the host reference", Device, ccoo_spmv) {
@@ -134,6 +149,8 @@ TEST_CASE_TEMPLATE_DEFINE("compressed coo spmv matches the host reference", Devi
     check_ccoo<Device>(spk_test::random_csr<S, long long>(150, 100000, 3, 2), 7);
     // values from a small set (table encoding), with stored zeros
     check_ccoo<Device>(few_values<S>(400, 300, 5, 7, 3), 9);
+    // blocks of rows with few values and with random values: table-coded chunks next to raw ones
+    check_ccoo<Device>(mixed_values<S>(900, 700, 6, 10), 29);
     // one row (single-row chunks); one column; 0 nonzeros; 0 x 0; empty dimensions
     check_ccoo<Device>(spk_test::random_csr<S, int>(1, 900, 700, 3), 11);
     check_ccoo<Device>(spk_test::random_csr<S, int>(90, 1, 1, 4), 13);
@@ -176,6 +193,10 @@ TEST_CASE_TEMPLATE_DEFINE("compressed coo: row shape and the default launch", De
   CHECK(s27.mean_row_slots() < 4.0);
   CHECK(s27.table_chunks() == s27.n_chunks());
   CHECK(launch(s27) == (gpu ? std::make_pair(2, 1) : std::make_pair(1, 1)));
+  {  // the choice is made for op = N only
+    const auto rt = spk::resolve_params(s27, spk::Mode::T, {});
+    CHECK(std::make_pair(rt.slots_per_lane, rt.slots_per_load) == std::make_pair(1, 1));
+  }
   spk::CompressedCooSpmvParams given;  // given values are kept (within the chunk's windows)
   given.slots_per_lane = 4;
   CHECK(launch(s27, given) == (gpu ? std::make_pair(4, 4) : std::make_pair(1, 1)));
@@ -196,8 +217,11 @@ TEST_CASE_TEMPLATE_DEFINE("compressed coo: row shape and the default launch", De
   // the mean
   spk::CompressedCooOptions k8;
   k8.entries_per_thread = 8;
-  const M irr(spk::copy_to<Device>(spk_test::random_csr<double, int>(400, 400, 10, 30, 5)), k8);
+  auto irr_host = spk_test::random_csr<double, int>(400, 400, 10, 30, 5);
+  for (int e = 0; e < irr_host.nnz(); ++e) irr_host.values()(e) = 2.0;  // table-coded
+  const M irr(spk::copy_to<Device>(irr_host), k8);
   CHECK(irr.max_row_slots() == 50);
+  CHECK(irr.table_chunks() == irr.n_chunks());
   CHECK(double(irr.max_row_slots()) > 2 * irr.mean_row_slots());
   CHECK(launch(irr) == std::make_pair(1, 1));
   // rows of 0, 3, 9 and 17 entries with K = 8: 1, 1, 2 and 3 slots
@@ -208,6 +232,7 @@ TEST_CASE_TEMPLATE_DEFINE("compressed coo: row shape and the default launch", De
   const M t(spk::make_csr<double, int, int, Device>(4, 20, row_map, cols, vals), k8);
   CHECK(t.max_row_slots() == 3);
   CHECK(t.mean_row_slots() == 7.0 / 4.0);
+  CHECK(launch(t) == (gpu ? std::make_pair(2, 1) : std::make_pair(1, 1)));  // 1.75, 3 <= 3.5
   const M empty(spk::CsrMatrix<double, int, int, Device>{});
   CHECK(empty.max_row_slots() == 0);
   CHECK(empty.mean_row_slots() == 0.0);
@@ -264,6 +289,12 @@ TEST_CASE("compressed coo: chunk encodings, value table and memory") {
   const auto sw = w.stats();
   CHECK(sw.table_values == 0);
   CHECK(sw.col32 == sw.chunks);
+  // blocks of few-valued and random-valued rows: both encodings, next to each other
+  const spk::CompressedCooMatrix<double, int, int, D> mixed(mixed_values<double>(900, 700, 6, 10),
+                                                            o);
+  const auto sm = mixed.stats();
+  CHECK(sm.table_values > sm.chunks / 4);
+  CHECK(sm.table_values < sm.chunks * 3 / 4);
   // one full row of 100000 entries: single-row chunks with 8-bit column offsets
   const spk::CompressedCooMatrix<double, int, int, D> d(
       spk_test::random_csr<double, int>(3, 100000, 20, 4, 1), o);
@@ -335,6 +366,10 @@ TEST_CASE("compressed coo: invalid options throw") {
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, c, x4, 0.0, y, p),
                        doctest::Contains("slots_per_lane = 3"), std::invalid_argument);
   p.slots_per_lane = 4;
+  p.slots_per_load = 1;
+  p.chunks_per_team = 3;
+  CHECK(spk::describe(p) == "s4l1-c3-direct");
+  p.chunks_per_team = 0;
   p.slots_per_load = 3;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, c, x4, 0.0, y, p),
                        doctest::Contains("slots_per_load = 3"), std::invalid_argument);

@@ -49,8 +49,8 @@ struct CompressedCooOptions {
 struct CompressedCooSpmvParams {
   CooAccumulate accumulate = CooAccumulate::direct;
   /// Consecutive slots a lane takes on GPUs (1, 2 or 4, in groups of slots_per_load); 0 =
-  /// choose: 2 (one at a time) for rows of several slots of about equal length with table-coded
-  /// values, else 1 (see resolve_params). Lowered to the largest of 4, 2, 1 that divides
+  /// choose: 2 (one at a time) in op = N for rows of several slots of about equal length with
+  /// table-coded values, else 1 (see resolve_params). Lowered to the largest of 4, 2, 1 that divides
   /// B / 32. CPU backends take a chunk per thread.
   int slots_per_lane = 0;
   /// Consecutive chunks a team takes on GPUs, loading each chunk's head and row and column
@@ -99,7 +99,8 @@ struct CompressedCooArrays {
   int slots = 256;
   int k = 4;
   double table_coverage = 0;
-  double mean_row_slots = 0;        ///< slots per row (padding chunks excluded)
+  double mean_row_slots = 0;        ///< slots per row (an empty row's one counted; the last
+                                    ///< chunk's padding slots not)
   std::int64_t max_row_slots = 0;   ///< slots of the longest row
   std::int64_t table_chunks = 0;    ///< chunks whose values are table indices
 };
@@ -639,7 +640,7 @@ typename CompressedCooMatrix<S, O, F, D>::csr_type CompressedCooMatrix<S, O, F, 
 /// The launch spmv uses for `a` (slots per lane chosen when 0; 1 on CPU backends, where one
 /// thread takes a chunk). Throws std::invalid_argument for invalid values.
 template <class S, class O, class F, class D>
-CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a, Mode,
+CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a, Mode mode,
                                        const CompressedCooSpmvParams& params = {}) {
   using exec = typename CompressedCooMatrix<S, O, F, D>::execution_space;
   const int sl = params.slots_per_lane;
@@ -659,8 +660,8 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
     // more than K entries): two slots per lane, one at a time, so a row spans half the lanes
     // and the lane loads stay light (H100, 27-point stencil with K = 8: 1.27x -> 1.58x
     // cuSPARSE CSR). Elsewhere one slot per lane: rows of one slot lost 0-25% with two, raw
-    // values 25-30%, irregular rows 10-25% (docs/PERFORMANCE.md).
-    const bool regular_multi = a.mean_row_slots() >= 1.5 &&
+    // values 25-30%, irregular rows 10-25% (docs/PERFORMANCE.md). Measured for op = N only.
+    const bool regular_multi = mode == Mode::N && a.mean_row_slots() >= 1.5 &&
                                double(a.max_row_slots()) <= 2 * a.mean_row_slots() &&
                                a.table_chunks() >= 0.9 * double(a.n_chunks());
     p.slots_per_lane = regular_multi ? 2 : 1;

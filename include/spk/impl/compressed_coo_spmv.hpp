@@ -123,11 +123,12 @@ struct CompressedCooWindows {
   }
 };
 
-/// The launch policy of the compressed COO kernel with SL slots per lane: teams of at most 256
-/// threads, registers bounded so that three such teams fit an SM (85 per thread) with one slot
-/// per lane, two (128) with more. The kernel keeps the next chunk's head and row and column
-/// offsets in registers; under the COO kernels' bound of four teams (64 registers) it spilled
-/// and was 10-15% slower, and two slots per lane were 2-3x slower (H100, docs/PERFORMANCE.md).
+/// The launch policy of the compressed COO kernel whose lanes load SL slots together
+/// (slots_per_load): teams of at most 256 threads, registers bounded so that three such teams
+/// fit an SM (85 per thread) for one slot at a time, two (128) for more. The kernel keeps the
+/// next group's row and column offsets and table indices in registers; under the COO kernels'
+/// bound of four teams (64 registers) it spills: 10-15% slower before the indices were loaded
+/// ahead, 15-85% after (H100, docs/PERFORMANCE.md).
 template <class ExecSpace, int SL>
 using CompressedCooPolicy =
     Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, (SL == 1 ? 3 : 2)>>;
@@ -187,7 +188,8 @@ struct CompressedCooSpmv {
   int lane_slots;
   int chunks_per_team;
 
-  /// Issues the loads of slot s's row and column offsets (nothing waits on them here).
+  /// Issues the loads of slot s's row and column offsets and, in a chunk of table-coded values,
+  /// its table indices (nothing waits on them here).
   KOKKOS_INLINE_FUNCTION void load_slot(const CooChunkHead<O>& h, int s,
                                         CooRawSlot<K>& raw) const {
     if (!h.single()) raw.row = h.blob[s];
