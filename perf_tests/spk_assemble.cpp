@@ -5,6 +5,7 @@
 //   spk-full       element data + symbolic phase + numeric phase, a new matrix each run
 //   spk-symbolic   the symbolic phase alone (E^T and the pattern of E E^T)
 //   spk-numeric    numeric-only re-assembly: element data + placement into the kept matrix
+//                  (spk::assemble_numeric from the coordinates: one wait, at the end)
 //   spk-placement  the placement alone (element data given)
 //   spk-numeric-columns, spk-placement-columns (method spk-columns): the same on a pattern
 //                  without contribution slots (AssemblyParams::incidence_slots false: the
@@ -242,10 +243,7 @@ void run_element(const Element& element, const std::string& mesh_name,
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "data"),
         std::size_t(mesh.n_elements()) * Element::data_size);
     const auto num = time_device(
-        [&] {
-          spk::element_data(element, mesh, coords, data);
-          spk::assemble_numeric(pattern, element, data, kept);
-        },
+        [&] { spk::assemble_numeric(pattern, element, coords, data, kept); },
         [] {}, opt.warmup, opt.repeat);
     const double err_num = compare(ref, to_host(kept, B));
     const auto place = time_device([&] { spk::assemble_numeric(pattern, element, data, kept); },

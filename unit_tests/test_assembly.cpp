@@ -328,12 +328,18 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: symbolic once, numeric re-assembly with new
   CHECK(pattern.nnz() > 0);
   CHECK(pattern.memory_bytes() > 0);
   const auto a = spk::assembled_matrix<spk::P1TetElasticity>(pattern);
+  const auto b = spk::assembled_matrix<spk::P1TetElasticity>(pattern);
+  Kokkos::View<double*, Device> work("work", mesh.n_elements() * std::size_t(12));
   for (unsigned step = 0; step < 3; ++step) {
     const std::vector<Vec3> xyz = perturbed(cube.vertices, 0.05, 10 + step, false);
-    const auto data = spk::element_data(element, mesh, spk::node_coordinates<Device>(xyz));
+    const auto coords = spk::node_coordinates<Device>(xyz);
+    const auto data = spk::element_data(element, mesh, coords);
     spk::assemble_numeric(pattern, element, data, a);
-    check_against(expand<3>(a), spk_test::reference_p1_tet_elasticity(xyz, cube.tetrahedra, mat),
-                  1e-11);
+    const Expanded ea = expand<3>(a);
+    check_against(ea, spk_test::reference_p1_tet_elasticity(xyz, cube.tetrahedra, mat), 1e-11);
+    // from the coordinates in one call (one wait): the same bits
+    spk::assemble_numeric(pattern, element, coords, work, b);
+    CHECK(expand<3>(b).values == ea.values);
   }
   // The action map is linear in the element data: doubled data, doubled matrix.
   const auto data = spk::element_data(spk::P1TetLaplacian{}, mesh,
@@ -953,6 +959,14 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: element data names the first degenerate ele
     CHECK_NOTHROW(spk::element_data(element, mesh, good_xyz, data));
     CHECK_THROWS_WITH_AS(spk::element_data(element, copy, bad_xyz, data),
                          doctest::Contains(message.c_str()), std::invalid_argument);
+    // numeric re-assembly from coordinates names it too (after its single wait)
+    const auto pattern = spk::assemble_symbolic(mesh);
+    const auto a = spk::assembled_matrix<spk::P1TetElasticity>(pattern);
+    CHECK_THROWS_WITH_AS(spk::assemble_numeric(pattern, element, bad_xyz, data, a),
+                         doctest::Contains(message.c_str()), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(spk::assemble_numeric(pattern, element, bad_xyz, data, a),
+                         doctest::Contains("spk::assemble_numeric"), std::invalid_argument);
+    CHECK_NOTHROW(spk::assemble_numeric(pattern, element, good_xyz, data, a));
   }
   // a default-constructed mesh matrix has no flag and no elements
   CHECK(spk::MeshMatrix<Device>().flag().data() == nullptr);

@@ -534,6 +534,66 @@ template <class Element, class Device>
 }
 }  // namespace impl
 
+namespace impl {
+/// Launches the kernels of spk::element_data without waiting for them; the returned view (the
+/// mesh matrix's flag) then holds the first degenerate element, or n_elements when there is
+/// none, once they have run. The caller checks it (finish_element_data).
+template <class Element, class Device, class CoordDevice>
+Kokkos::View<int, typename MeshMatrix<Device>::device_type> launch_element_data(
+    const Element& element, const MeshMatrix<Device>& mesh,
+    const Kokkos::View<double* [3], Kokkos::LayoutRight, CoordDevice>& coords,
+    const Kokkos::View<double*, typename MeshMatrix<Device>::device_type>& data,
+    const char* where) {
+  using dev = typename MeshMatrix<Device>::device_type;
+  using exec = typename dev::execution_space;
+  check_element_mesh<Element>(where, mesh);
+  check_coordinates(where, mesh, coords);
+  require(data.extent(0) == std::size_t(mesh.n_elements()) * Element::data_size, where,
+          "element data of ", data.extent(0), " reals, expected ", mesh.n_elements(), " x ",
+          Element::data_size);
+  // The first degenerate element goes to the mesh matrix's flag on the device (no allocation,
+  // no copy to the device, no wait).
+  Kokkos::View<int, dev> first = mesh.flag();
+  if (!first.data())
+    first = Kokkos::View<int, dev>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::assembly::first_degenerate"));
+  const int n_elements = mesh.n_elements();
+  if (is_gpu_space<exec>() && Element::data_size >= element_data_team_min) {
+    // by an atomic minimum, the flag set by a launch: under parallel_reduce this kernel took
+    // 0.22 ms against 0.09 ms for 1.3M tetrahedra (H100, Kokkos 3.4)
+    Kokkos::parallel_for(
+        "spk::assembly::element_data::flag", Kokkos::RangePolicy<exec>(0, 1),
+        KOKKOS_LAMBDA(int) { first() = n_elements; });
+    constexpr int team = 128;
+    ElementDataTeam<dev, Element> f{element,     mesh.nodes(), coords,
+                                    data.data(), first.data(), n_elements};
+    Kokkos::parallel_for("spk::assembly::element_data",
+                         Kokkos::TeamPolicy<exec>((n_elements + team - 1) / team, team)
+                             .set_scratch_size(0, Kokkos::PerTeam(f.scratch_bytes(team))),
+                         f);
+  } else {
+    // a minimum reduction into the device int (asynchronous: the result is a device view);
+    // the same kernel as a parallel_for with an atomic minimum was 10% slower on the P1
+    // tetrahedron Laplacian of hand x2 in random order (H100)
+    ElementDataKernel<dev, Element> f{element, mesh.nodes(), coords, data};
+    Kokkos::parallel_reduce("spk::assembly::element_data",
+                            Kokkos::RangePolicy<exec>(0, n_elements), f,
+                            Kokkos::Min<int, typename dev::memory_space>(first));
+  }
+  return first;
+}
+
+/// Waits for launch_element_data's kernels (one copy of an int to the host) and throws
+/// std::invalid_argument naming the first degenerate element and its nodes, if any.
+template <class Element, class Device>
+void finish_element_data(const char* where, const MeshMatrix<Device>& mesh,
+                         const Kokkos::View<int, typename MeshMatrix<Device>::device_type>& first) {
+  int bad = mesh.n_elements();
+  Kokkos::deep_copy(bad, first);
+  if (bad < mesh.n_elements()) throw_degenerate<Element>(where, mesh, bad);
+}
+}  // namespace impl
+
 /// Writes the compact data of every element (Element::data_size reals each, element-major) into
 /// `data` from the node coordinates. Throws std::invalid_argument naming the first degenerate
 /// element (zero area or volume) and its nodes, or a size mismatch. O(elements).
@@ -541,44 +601,9 @@ template <class Element, class Device, class CoordDevice>
 void element_data(const Element& element, const MeshMatrix<Device>& mesh,
                   const Kokkos::View<double* [3], Kokkos::LayoutRight, CoordDevice>& coords,
                   const Kokkos::View<double*, typename MeshMatrix<Device>::device_type>& data) {
-  using dev = typename MeshMatrix<Device>::device_type;
-  using exec = typename dev::execution_space;
   const char* where = "spk::element_data";
-  impl::check_element_mesh<Element>(where, mesh);
-  impl::check_coordinates(where, mesh, coords);
-  require(data.extent(0) == std::size_t(mesh.n_elements()) * Element::data_size, where,
-          "element data of ", data.extent(0), " reals, expected ", mesh.n_elements(), " x ",
-          Element::data_size);
-  int bad = mesh.n_elements();
-  if (impl::is_gpu_space<exec>() && Element::data_size >= impl::element_data_team_min) {
-    // parallel_for and an atomic minimum: the same kernel under parallel_reduce took 0.22 ms
-    // against 0.09 ms for 1.3M tetrahedra (H100, Kokkos 3.4). The minimum goes to the mesh
-    // matrix's flag, set by a launch (no allocation, no copy to the device, one wait).
-    constexpr int team = 128;
-    Kokkos::View<int, dev> first = mesh.flag();
-    if (!first.data())
-      first = Kokkos::View<int, dev>(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                                        "spk::assembly::first_degenerate"));
-    const int n_elements = mesh.n_elements();
-    Kokkos::parallel_for(
-        "spk::assembly::element_data::flag", Kokkos::RangePolicy<exec>(0, 1),
-        KOKKOS_LAMBDA(int) { first() = n_elements; });
-    impl::ElementDataTeam<dev, Element> f{element,     mesh.nodes(), coords,
-                                          data.data(), first.data(), mesh.n_elements()};
-    Kokkos::parallel_for(
-        "spk::assembly::element_data",
-        Kokkos::TeamPolicy<exec>((mesh.n_elements() + team - 1) / team, team)
-            .set_scratch_size(0, Kokkos::PerTeam(f.scratch_bytes(team))),
-        f);
-    Kokkos::deep_copy(bad, first);
-  } else {
-    impl::ElementDataKernel<dev, Element> f{element, mesh.nodes(), coords, data};
-    Kokkos::parallel_reduce("spk::assembly::element_data",
-                            Kokkos::RangePolicy<exec>(0, mesh.n_elements()), f,
-                            Kokkos::Min<int>(bad));
-  }
-  if (bad >= mesh.n_elements()) return;  // Min of nothing is the largest int
-  impl::throw_degenerate<Element>(where, mesh, bad);
+  impl::finish_element_data<Element>(
+      where, mesh, impl::launch_element_data(element, mesh, coords, data, where));
 }
 
 /// element_data into a new view.
@@ -663,6 +688,24 @@ void assemble_numeric(
   if (l.cap > 0) policy.set_scratch_size(0, Kokkos::PerThread(l.scratch_bytes));
   Kokkos::parallel_for("spk::assembly::numeric", policy, f);
   a.invalidate_analysis();
+}
+
+/// Numeric re-assembly from new node coordinates: spk::element_data into `data` (the caller's
+/// workspace of n_elements x Element::data_size reals, kept between calls) and
+/// spk::assemble_numeric, with a single wait at the end instead of one after the element data.
+/// Throws like both; when it names a degenerate element, `a`'s values are unspecified.
+template <class Element, class Device, class CoordDevice>
+void assemble_numeric(
+    const AssemblyPattern<Device>& p, const Element& element,
+    const Kokkos::View<double* [3], Kokkos::LayoutRight, CoordDevice>& coords,
+    const Kokkos::View<double*, typename AssemblyPattern<Device>::device_type>& data,
+    const CsrMatrix<assembled_entry_t<Element>, int, int, Device>& a) {
+  const char* where = "spk::assemble_numeric";
+  const auto first = impl::launch_element_data(element, p.mesh, coords, data, where);
+  assemble_numeric(p, element,
+                   Kokkos::View<const double*, typename AssemblyPattern<Device>::device_type>(data),
+                   a);
+  impl::finish_element_data<Element>(where, p.mesh, first);
 }
 
 /// Full assembly: element data, symbolic phase and numeric phase in one pass over the device

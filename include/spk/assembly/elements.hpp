@@ -68,8 +68,9 @@ KOKKOS_INLINE_FUNCTION bool tet_gradients(const double (*x)[3], double* g) {
   if (!(impl::abs1(det) > 64 * impl::double_epsilon * l2 *
                                  impl::sqrt(l2)))
     return false;
+  const double inv = 1.0 / det;  // one division instead of nine
   for (int k = 0; k < 3; ++k)
-    for (int d = 0; d < 3; ++d) g[3 * k + d] = r[k][d] / det;
+    for (int d = 0; d < 3; ++d) g[3 * k + d] = r[k][d] * inv;
   g[9] = impl::abs1(det) / 6.0;
   return true;
 }

@@ -1012,13 +1012,16 @@ struct ElementDataMin {
 constexpr int element_data_team_min = 8;
 
 /// Element data on GPUs, a team of T threads per T consecutive elements: each thread computes
-/// its element's C reals into the team's scratch (T C doubles, scratch_bytes(T)), then the team
-/// copies the block to data(e0 C ..) in order, so stores are contiguous (one thread per element
-/// would store C reals at a stride of C: 12 for P1 elasticity). The first degenerate element goes
-/// to *bad by an atomic minimum. The same data as ElementDataKernel.
+/// its element's C reals into its warp's part of the team scratch (32 C doubles per warp,
+/// scratch_bytes(T)), then the warp copies its 32 elements' block to data(e0 C ..) in order,
+/// so stores are contiguous (one thread per element would store C reals at a stride of C: 12
+/// for P1 elasticity), and no warp waits for the rest of its team (the copy was team-wide
+/// behind a team barrier before). The first degenerate element goes to *bad by an atomic
+/// minimum. The same data as ElementDataKernel.
 template <class Device, class Element>
 struct ElementDataTeam {
   static constexpr int C = Element::data_size;
+  static constexpr int warp = 32;
   using exec = typename Device::execution_space;
   using member = typename Kokkos::TeamPolicy<exec>::member_type;
   Element element;
@@ -1034,15 +1037,26 @@ struct ElementDataTeam {
 
   /// This thread's element, or n when it has none or it is not degenerate.
   KOKKOS_INLINE_FUNCTION int compute(const member& m) const {
-    const int team = m.team_size(), e0 = m.league_rank() * team, e = e0 + m.team_rank();
+    const int team = m.team_size(), rank = m.team_rank(), e = m.league_rank() * team + rank;
     double* const stage = static_cast<double*>(m.team_scratch(0).get_shmem_aligned(
         std::size_t(team) * C * sizeof(double), sizeof(double)));
     bool ok = true;
-    if (e < n) ok = compute_element_data(element, nodes, coords, e, stage + m.team_rank() * C);
+    if (e < n) ok = compute_element_data(element, nodes, coords, e, stage + rank * C);
+#if defined(__CUDA_ARCH__)
+    // a warp's threads are consecutive team ranks (vector length 1): the warp's own block
+    __syncwarp();
+    const int w0 = rank - rank % warp, e0 = m.league_rank() * team + w0;
+    const int count = (n - e0 < warp ? n - e0 : warp) * C;
+    const double* const from = stage + w0 * C;
+    double* const out = data + std::size_t(e0) * C;
+    for (int i = rank - w0; i < count; i += warp) out[i] = from[i];
+#else
     m.team_barrier();
+    const int e0 = m.league_rank() * team;
     const int count = (n - e0 < team ? n - e0 : team) * C;
     double* const out = data + std::size_t(e0) * C;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, count), [&](int i) { out[i] = stage[i]; });
+#endif
     return ok ? n : e;
   }
   KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
