@@ -422,9 +422,15 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
           cands, "hll", prefix, case_label, [&] { return spk::HllMatrix<S, int, int, D>(a, opt); },
           params, mode, x, y);
     };
+    auto hll_tail_lanes = [](int t) {
+      spk::HllSpmvParams p;
+      p.tail_lanes = t;
+      return p;
+    };
     hll("h32-", 32, spk::HllSort::automatic,
         with_defaults<spk::HllSpmvParams>(
-            gpu, {hll_tpr(1), hll_tpr(2), hll_tpr(4), hll_tpr(8), hll_tpr(16)}));
+            gpu, {hll_tpr(1), hll_tpr(2), hll_tpr(4), hll_tpr(8), hll_tpr(16), hll_tail_lanes(1),
+                  hll_tail_lanes(4), hll_tail_lanes(8), hll_tail_lanes(32)}));
     hll("h32-none-", 32, spk::HllSort::none, {spk::HllSpmvParams{}});
     hll("h32-window-", 32, spk::HllSort::window, {spk::HllSpmvParams{}});
     hll("h32-notail-", 32, spk::HllSort::automatic, {spk::HllSpmvParams{}}, 0);

@@ -217,6 +217,10 @@ void check_hll_layout(const spk_test::HostCsr<S, O>& a, const spk::HllMatrix<S, 
   CHECK(m.nnz() == a.nnz());
   CHECK(m.tail_nnz() == std::int64_t(tail_values.size()));
   CHECK(m.n_tail_segments() == std::int64_t(tail_pos.size()));
+  int longest_segment = 0;
+  for (std::size_t t = 0; t + 1 < tail_offsets.size(); ++t)
+    longest_segment = std::max(longest_segment, tail_offsets[t + 1] - tail_offsets[t]);
+  CHECK(m.tail_max_segment() == longest_segment);
   const std::size_t bytes =
       (values.size() + tail_values.size()) * sizeof(S) +
       (cols.size() + row_len.size() + perm.size() + tail_cols.size() + tail_pos.size()) *
@@ -315,6 +319,23 @@ TEST_CASE_TEMPLATE_DEFINE("hll spmv: rows in the tail, edge cases", Device, hll_
 }
 TEST_CASE_TEMPLATE_APPLY(hll_tail_edges, spk_test::all_devices);
 
+TEST_CASE_TEMPLATE_DEFINE("hll spmv: the default launch", Device, hll_default_launch) {
+  using exec = typename Device::execution_space;
+  const bool gpu = spk::impl::is_gpu_space<exec>();
+  // one thread per row below a mean of 32 entries, four from 32 to 128 (GPUs); one on CPUs
+  for (const int len : {27, 44, 200}) {
+    CAPTURE(len);
+    const auto a = spk::copy_to<Device>(csr_with_lengths<double>(400, std::vector<int>(70, len), 3));
+    const spk::HllMatrix<double, int, int, Device> h(a);
+    const auto p = spk::resolve_params(h, spk::Mode::N);
+    CHECK(p.threads_per_row == (!gpu ? 1 : len < 32 ? 1 : 4));
+    spk::HllSpmvParams two;
+    two.threads_per_row = 2;  // a given value is kept
+    CHECK(spk::resolve_params(h, spk::Mode::N, two).threads_per_row == 2);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(hll_default_launch, spk_test::all_devices);
+
 TEST_CASE_TEMPLATE_DEFINE("hll spmv: rows exactly at the width cap", Device, hll_cap) {
   spk_test::for_each_type<spk_test::all_scalars>([](auto* tag) {
     using S = std::remove_pointer_t<decltype(tag)>;
@@ -339,6 +360,7 @@ TEST_CASE_TEMPLATE_DEFINE("hll spmv: rows exactly at the width cap", Device, hll
       // (three); each 5 times
       CHECK(f.tail_nnz() == 5 * (1 + 8 + 9 + 16 + 17));
       CHECK(f.n_tail_segments() == 5 * (1 + 1 + 2 + 2 + 3));
+      CHECK(f.tail_max_segment() == 8);
       check_hll_layout(host, f, o);
       spk_test::check_format<Device>(
           host, [&](const spk::CsrMatrix<S, int, int, Device>&) { return f; }, hll_params<Device>(),
@@ -740,6 +762,14 @@ TEST_CASE("hll spmv: wrong sizes and parameters throw") {
                                                .c_str()),
                          std::invalid_argument);
   }
+  // default tail lanes: ~8 entries per lane of the longest segment (it sets the tail kernel's
+  // time); one lane on CPU backends
+  CHECK(spk::impl::default_tail_lanes(8.0, true) == 1);
+  CHECK(spk::impl::default_tail_lanes(9.0, true) == 2);
+  CHECK(spk::impl::default_tail_lanes(100.0, true) == 16);
+  CHECK(spk::impl::default_tail_lanes(256.0, true) == 32);  // FEM: a few very long rows
+  CHECK(spk::impl::default_tail_lanes(5000.0, true) == 32);
+  CHECK(spk::impl::default_tail_lanes(256.0, false) == 1);
   // resolved: no tail lanes without a tail, else chosen (1 on CPU backends)
   CHECK(spk::resolve_params(a, spk::Mode::N).tail_lanes == (a.n_tail_segments() > 0 ? 1 : 0));
   CHECK(spk::describe(spk::HllSpmvParams{1, 128, 128, 0}) == "tpr1-t128-r128");
