@@ -329,7 +329,8 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: symbolic once, numeric re-assembly with new
   CHECK(pattern.memory_bytes() > 0);
   const auto a = spk::assembled_matrix<spk::P1TetElasticity>(pattern);
   const auto b = spk::assembled_matrix<spk::P1TetElasticity>(pattern);
-  Kokkos::View<double*, Device> work("work", mesh.n_elements() * std::size_t(12));
+  Kokkos::View<double*, Device> work(
+      "work", mesh.n_elements() * std::size_t(spk::P1TetElasticity::data_size));
   for (unsigned step = 0; step < 3; ++step) {
     const std::vector<Vec3> xyz = perturbed(cube.vertices, 0.05, 10 + step, false);
     const auto coords = spk::node_coordinates<Device>(xyz);
@@ -967,6 +968,41 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: element data names the first degenerate ele
     CHECK_THROWS_WITH_AS(spk::assemble_numeric(pattern, element, bad_xyz, data, a),
                          doctest::Contains("spk::assemble_numeric"), std::invalid_argument);
     CHECK_NOTHROW(spk::assemble_numeric(pattern, element, good_xyz, data, a));
+    // a workspace of the wrong size
+    Kokkos::View<double*, Device> short_data("short", data.extent(0) - 1);
+    CHECK_THROWS_WITH_AS(spk::assemble_numeric(pattern, element, good_xyz, short_data, a),
+                         doctest::Contains("spk::assemble_numeric: element data of"),
+                         std::invalid_argument);
+  }
+  // The Laplacian (6 reals: GPUs compute it under a minimum reduction into the flag): the same
+  // first degenerate element, by element_data and by numeric re-assembly from coordinates.
+  {
+    const spk::P1TetLaplacian lap;
+    Kokkos::View<double*, Device> lap_data("lap", cube.tetrahedra.size() * lap.data_size);
+    const auto pattern = spk::assemble_symbolic(mesh);
+    const auto a = spk::assembled_matrix<spk::P1TetLaplacian>(pattern);
+    for (int round = 0; round < 2; ++round) {
+      CAPTURE(round);
+      CHECK_THROWS_WITH_AS(spk::element_data(lap, mesh, bad_xyz, lap_data),
+                           doctest::Contains(message.c_str()), std::invalid_argument);
+      CHECK_NOTHROW(spk::element_data(lap, copy, good_xyz, lap_data));
+      CHECK_THROWS_WITH_AS(spk::assemble_numeric(pattern, lap, bad_xyz, lap_data, a),
+                           doctest::Contains(message.c_str()), std::invalid_argument);
+      CHECK_NOTHROW(spk::assemble_numeric(pattern, lap, good_xyz, lap_data, a));
+    }
+  }
+  // no elements: nothing to compute and nothing to report, by either call
+  {
+    const std::vector<std::array<int, 4>> none;
+    const auto empty = spk::mesh_matrix<Device>(5, none);
+    const auto xyz = spk::node_coordinates<Device>(std::vector<Vec3>(5, Vec3{0, 0, 0}));
+    Kokkos::View<double*, Device> nothing("nothing", 0);
+    CHECK_NOTHROW(spk::element_data(element, empty, xyz, nothing));
+    CHECK_NOTHROW(spk::element_data(spk::P1TetLaplacian{}, empty, xyz, nothing));
+    const auto pattern = spk::assemble_symbolic(empty);
+    const auto a = spk::assembled_matrix<spk::P1TetElasticity>(pattern);
+    CHECK(a.nnz() == 0);
+    CHECK_NOTHROW(spk::assemble_numeric(pattern, element, xyz, nothing, a));
   }
   // a default-constructed mesh matrix has no flag and no elements
   CHECK(spk::MeshMatrix<Device>().flag().data() == nullptr);

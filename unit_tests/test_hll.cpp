@@ -322,16 +322,27 @@ TEST_CASE_TEMPLATE_APPLY(hll_tail_edges, spk_test::all_devices);
 TEST_CASE_TEMPLATE_DEFINE("hll spmv: the default launch", Device, hll_default_launch) {
   using exec = typename Device::execution_space;
   const bool gpu = spk::impl::is_gpu_space<exec>();
-  // one thread per row below a mean of 32 entries, four from 32 to 128 (GPUs); one on CPUs
-  for (const int len : {27, 44, 200}) {
+  // one thread per row below a mean of 32 entries, four from 32 to 128 (GPUs), then
+  // impl::default_threads_per_row (four up to 512, eight from there); one on CPUs
+  for (const int len : {27, 31, 32, 44, 127, 128, 200, 600}) {
     CAPTURE(len);
-    const auto a = spk::copy_to<Device>(csr_with_lengths<double>(400, std::vector<int>(70, len), 3));
+    const auto a =
+        spk::copy_to<Device>(csr_with_lengths<double>(700, std::vector<int>(70, len), 3));
     const spk::HllMatrix<double, int, int, Device> h(a);
+    CHECK(h.tail_nnz() == 0);  // equal rows: the padded part is the whole matrix
     const auto p = spk::resolve_params(h, spk::Mode::N);
-    CHECK(p.threads_per_row == (!gpu ? 1 : len < 32 ? 1 : 4));
+    CHECK(p.threads_per_row == (!gpu ? 1 : len < 32 ? 1 : len < 512 ? 4 : 8));
     spk::HllSpmvParams two;
     two.threads_per_row = 2;  // a given value is kept
     CHECK(spk::resolve_params(h, spk::Mode::N, two).threads_per_row == 2);
+    spk::HllSpmvParams teams;
+    teams.team_size = 256;  // a given team size keeps the rows' own default (one below 128)
+    CHECK(spk::resolve_params(h, spk::Mode::N, teams).threads_per_row ==
+          (!gpu || len < 128 ? 1 : len < 512 ? 4 : 8));
+    spk::HllSpmvParams bad;
+    bad.threads_per_row = -1;
+    CHECK_THROWS_WITH_AS(spk::resolve_params(h, spk::Mode::N, bad),
+                         doctest::Contains("threads_per_row = -1"), std::invalid_argument);
   }
 }
 TEST_CASE_TEMPLATE_APPLY(hll_default_launch, spk_test::all_devices);

@@ -536,8 +536,8 @@ template <class Element, class Device>
 
 namespace impl {
 /// Launches the kernels of spk::element_data without waiting for them; the returned view (the
-/// mesh matrix's flag) then holds the first degenerate element, or n_elements when there is
-/// none, once they have run. The caller checks it (finish_element_data).
+/// mesh matrix's flag) then holds the first degenerate element, or a value >= n_elements when
+/// there is none, once they have run. The caller checks it (finish_element_data).
 template <class Element, class Device, class CoordDevice>
 Kokkos::View<int, typename MeshMatrix<Device>::device_type> launch_element_data(
     const Element& element, const MeshMatrix<Device>& mesh,
@@ -568,7 +568,7 @@ Kokkos::View<int, typename MeshMatrix<Device>::device_type> launch_element_data(
     ElementDataTeam<dev, Element> f{element,     mesh.nodes(), coords,
                                     data.data(), first.data(), n_elements};
     Kokkos::parallel_for("spk::assembly::element_data",
-                         Kokkos::TeamPolicy<exec>((n_elements + team - 1) / team, team)
+                         Kokkos::TeamPolicy<exec>((n_elements + team - 1) / team, team, 1)
                              .set_scratch_size(0, Kokkos::PerTeam(f.scratch_bytes(team))),
                          f);
   } else {
@@ -619,6 +619,18 @@ Kokkos::View<double*, typename MeshMatrix<Device>::device_type> element_data(
 }
 
 namespace impl {
+/// Checks that `a` can take spk::assemble_numeric's values for Element on pattern p.
+template <class Element, class Device>
+void check_numeric_matrix(const char* where, const AssemblyPattern<Device>& p,
+                          const CsrMatrix<assembled_entry_t<Element>, int, int, Device>& a) {
+  check_element_mesh<Element>(where, p.mesh);
+  require(a.nrows() == p.n_nodes() && a.nnz() == int(p.nnz()) &&
+              a.row_map().data() == p.row_map.data() && a.col_idx().data() == p.col_idx.data(),
+          where, "the matrix (", a.nrows(), " rows, ", a.nnz(),
+          " entries) does not share the pattern's structure (", p.n_nodes(), " rows, ", p.nnz(),
+          " entries): make it with spk::assembled_matrix");
+}
+
 /// Whether spk::assemble_numeric places Element on pattern p symmetrically (in the rows it
 /// stages): entries symmetric bit for bit, the pattern's mirror maps kept (params.mirror) and
 /// the mirrors near enough to pay (mirror_pays).
@@ -643,12 +655,7 @@ void assemble_numeric(
   using dev = typename AssemblyPattern<Device>::device_type;
   using exec = typename dev::execution_space;
   const char* where = "spk::assemble_numeric";
-  impl::check_element_mesh<Element>(where, p.mesh);
-  require(a.nrows() == p.n_nodes() && a.nnz() == int(p.nnz()) &&
-              a.row_map().data() == p.row_map.data() && a.col_idx().data() == p.col_idx.data(),
-          where, "the matrix (", a.nrows(), " rows, ", a.nnz(),
-          " entries) does not share the pattern's structure (", p.n_nodes(), " rows, ", p.nnz(),
-          " entries): make it with spk::assembled_matrix");
+  impl::check_numeric_matrix<Element>(where, p, a);
   require(data.extent(0) == std::size_t(p.mesh.n_elements()) * Element::data_size, where,
           "element data of ", data.extent(0), " reals, expected ", p.mesh.n_elements(), " x ",
           Element::data_size);
@@ -701,6 +708,7 @@ void assemble_numeric(
     const Kokkos::View<double*, typename AssemblyPattern<Device>::device_type>& data,
     const CsrMatrix<assembled_entry_t<Element>, int, int, Device>& a) {
   const char* where = "spk::assemble_numeric";
+  impl::check_numeric_matrix<Element>(where, p, a);  // before data is overwritten
   const auto first = impl::launch_element_data(element, p.mesh, coords, data, where);
   assemble_numeric(p, element,
                    Kokkos::View<const double*, typename AssemblyPattern<Device>::device_type>(data),
@@ -748,7 +756,7 @@ CsrMatrix<assembled_entry_t<Element>, int, int, Device> assemble(
                                                  data,    a.bad,        n_elements};
           Kokkos::parallel_for(
               "spk::assembly::element_data",
-              Kokkos::TeamPolicy<exec>((n_elements + team - 1) / team, team)
+              Kokkos::TeamPolicy<exec>((n_elements + team - 1) / team, team, 1)
                   .set_scratch_size(0, Kokkos::PerTeam(fd.scratch_bytes(team))),
               fd);
         } else {

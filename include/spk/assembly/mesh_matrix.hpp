@@ -89,9 +89,10 @@ class MeshMatrix {
   const nodes_type& nodes() const { return nodes_; }
   /// Bytes held (the node table; no values, no column pointers).
   std::size_t memory_bytes() const { return nodes_.extent(0) * sizeof(int); }
-  /// One int on the device that spk::element_data reports the first degenerate element in, so
-  /// that repeated calls allocate nothing (an allocation and its free cost more than the kernel's
-  /// tail on GPUs). Shared by copies, like the node table: one element_data at a time per mesh.
+  /// One int on the device that spk::element_data (and spk::assemble_numeric from coordinates)
+  /// reports the first degenerate element in, so that repeated calls allocate nothing (an
+  /// allocation and its free cost more than the kernel's tail on GPUs). Shared by copies, like
+  /// the node table: one such call at a time per mesh.
   /// Empty for a default-constructed mesh matrix.
   const Kokkos::View<int, device_type>& flag() const { return flag_; }
 

@@ -699,7 +699,7 @@ class HllMatrix {
 /// matrix). Padded part: below a mean of 32 entries per row (padded part) a GPU takes one row
 /// per thread, 128 threads per team: consecutive threads then read consecutive entries of the
 /// column-major hacks, and long rows are cut by the width cap anyway; from 32 to 128 four
-/// threads per row, above as impl::default_threads_per_row. Tail: lanes per segment from the
+/// threads per row (unless a team size is given), above as impl::default_threads_per_row. Tail: lanes per segment from the
 /// longest segment (impl::default_tail_lanes); 0 when there is no tail.
 template <class S, class O, class F, class D>
 HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode /*mode*/,
@@ -712,7 +712,7 @@ HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode /*mode*/,
   // with one, 0.200 with two, 0.187 with four, 0.189 with eight; the 27-point stencil, 27 per
   // row, is fastest with one: 0.184 ms against 0.201 with four)
   int tpr = params.threads_per_row;
-  if (tpr == 0 && gpu && main_mean >= 32 && main_mean < 128) tpr = 4;
+  if (tpr == 0 && params.team_size == 0 && gpu && main_mean >= 32 && main_mean < 128) tpr = 4;
   const impl::RowLaunch r = impl::resolve_row_launch(
       where, tpr, params.team_size, params.rows_per_team, main_mean < 128 ? 0.0 : main_mean, gpu);
   const int tl = params.tail_lanes;

@@ -1035,7 +1035,8 @@ struct ElementDataTeam {
     return std::size_t(team) * C * sizeof(double) + sizeof(double);
   }
 
-  /// This thread's element, or n when it has none or it is not degenerate.
+  /// This thread's element, or n when it has none or it is not degenerate. Launched with a
+  /// vector length of 1 and teams of whole warps (a warp is 32 consecutive team ranks).
   KOKKOS_INLINE_FUNCTION int compute(const member& m) const {
     const int team = m.team_size(), rank = m.team_rank(), e = m.league_rank() * team + rank;
     double* const stage = static_cast<double*>(m.team_scratch(0).get_shmem_aligned(
@@ -1050,6 +1051,7 @@ struct ElementDataTeam {
     const double* const from = stage + w0 * C;
     double* const out = data + std::size_t(e0) * C;
     for (int i = rank - w0; i < count; i += warp) out[i] = from[i];
+    __syncwarp();  // the stage is free again (were a block to run another league rank)
 #else
     m.team_barrier();
     const int e0 = m.league_rank() * team;
