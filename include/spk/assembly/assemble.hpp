@@ -564,13 +564,9 @@ Kokkos::View<int, typename MeshMatrix<Device>::device_type> launch_element_data(
     Kokkos::parallel_for(
         "spk::assembly::element_data::flag", Kokkos::RangePolicy<exec>(0, 1),
         KOKKOS_LAMBDA(int) { first() = n_elements; });
-    constexpr int team = 128;
-    ElementDataTeam<dev, Element> f{element,     mesh.nodes(), coords,
-                                    data.data(), first.data(), n_elements};
-    Kokkos::parallel_for("spk::assembly::element_data",
-                         Kokkos::TeamPolicy<exec>((n_elements + team - 1) / team, team, 1)
-                             .set_scratch_size(0, Kokkos::PerTeam(f.scratch_bytes(team))),
-                         f);
+    ElementDataTeam<dev, Element>{element,     mesh.nodes(), coords,
+                                  data.data(), first.data(), n_elements}
+        .launch();
   } else {
     // a minimum reduction into the device int (asynchronous: the result is a device view);
     // the same kernel as a parallel_for with an atomic minimum was 10% slower on the P1
@@ -751,14 +747,9 @@ CsrMatrix<assembled_entry_t<Element>, int, int, Device> assemble(
   const impl::SymbolicCounts counts =
       impl::symbolic_rows(mesh, params, a, n_elements, [&] {
         if (impl::is_gpu_space<exec>() && Element::data_size >= impl::element_data_team_min) {
-          constexpr int team = 128;
-          impl::ElementDataTeam<dev, Element> fd{element, mesh.nodes(), coords,
-                                                 data,    a.bad,        n_elements};
-          Kokkos::parallel_for(
-              "spk::assembly::element_data",
-              Kokkos::TeamPolicy<exec>((n_elements + team - 1) / team, team, 1)
-                  .set_scratch_size(0, Kokkos::PerTeam(fd.scratch_bytes(team))),
-              fd);
+          impl::ElementDataTeam<dev, Element>{element, mesh.nodes(), coords,
+                                              data,    a.bad,        n_elements}
+              .launch();
         } else {
           impl::ElementDataMin<dev, Element> fd{element, mesh.nodes(), coords, data, a.bad};
           Kokkos::parallel_for("spk::assembly::element_data",

@@ -699,8 +699,9 @@ class HllMatrix {
 /// matrix). Padded part: below a mean of 32 entries per row (padded part) a GPU takes one row
 /// per thread, 128 threads per team: consecutive threads then read consecutive entries of the
 /// column-major hacks, and long rows are cut by the width cap anyway; from 32 to 128 four
-/// threads per row (unless a team size is given), above as impl::default_threads_per_row. Tail: lanes per segment from the
-/// longest segment (impl::default_tail_lanes); 0 when there is no tail.
+/// threads per row (unless a team size is given), above as impl::default_threads_per_row.
+/// Tail: lanes per segment from the longest segment (impl::default_tail_lanes); 0 when there is
+/// no tail.
 template <class S, class O, class F, class D>
 HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode /*mode*/,
                              const HllSpmvParams& params = {}) {
@@ -718,11 +719,11 @@ HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode /*mode*/,
   const int tl = params.tail_lanes;
   require(tl >= 0 && tl <= 32 && (tl & (tl - 1)) == 0, where, "tail_lanes = ", tl,
           " must be 0 (choose) or a power of two <= 32");
-  const std::int64_t segs = a.n_tail_segments();
-  const int tail_lanes =
-      segs == 0 ? 0
-      : tl > 0  ? tl
-                : impl::default_tail_lanes(double(a.tail_max_segment()), gpu);
+  int tail_lanes = tl;
+  if (a.n_tail_segments() == 0)
+    tail_lanes = 0;
+  else if (tl == 0)
+    tail_lanes = impl::default_tail_lanes(double(a.tail_max_segment()), gpu);
   return HllSpmvParams{r.threads_per_row, r.team_size, r.rows_per_team, tail_lanes};
 }
 

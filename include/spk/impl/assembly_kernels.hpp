@@ -1031,8 +1031,20 @@ struct ElementDataTeam {
   int* bad = nullptr;
   int n = 0;
 
+  /// Threads (elements) per team: whole warps.
+  static constexpr int team_threads = 128;
+
   static std::size_t scratch_bytes(int team) {
     return std::size_t(team) * C * sizeof(double) + sizeof(double);
+  }
+
+  /// Runs the kernel over the n elements (teams of team_threads, vector length 1), no wait.
+  void launch() const {
+    constexpr int team = team_threads;
+    Kokkos::parallel_for("spk::assembly::element_data",
+                         Kokkos::TeamPolicy<exec>((n + team - 1) / team, team, 1)
+                             .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes(team))),
+                         *this);
   }
 
   /// This thread's element, or n when it has none or it is not degenerate. Launched with a
