@@ -431,6 +431,21 @@ TEST_CASE_TEMPLATE_DEFINE("assembly: numeric staging gives the same bits", Devic
   check_same_bits<Device>(spk::P2TetElasticity(mat), cube2.nodes, cube2.elements);
   const spk::QuadraticTriangleMesh plate2 = spk::quadratic_mesh(spk::plate_mesh(4, 3));
   check_same_bits<Device>(spk::P2TriangleElasticity(mat), plate2.nodes, plate2.elements);
+  // One tetrahedron repeated 16,400 times in a small cube: its nodes' rows have 65,600 and more
+  // contributions over a few entries, past the 16-bit offsets a staged row's entry starts are
+  // copied to shared memory as (those rows read them from global memory).
+  spk::TetMesh heavy = spk::cube_mesh(2, 2, 1);
+  heavy.tetrahedra.insert(heavy.tetrahedra.end(), 16400, heavy.tetrahedra[0]);
+  check_same_bits<Device>(spk::P1TetElasticity(mat), heavy.vertices, heavy.tetrahedra);
+  check_same_bits<Device>(spk::P1TetLaplacian{}, heavy.vertices, heavy.tetrahedra);
+  for (const int stage : {0, 64}) {
+    spk::AssemblyParams p;
+    p.numeric_stage = stage;
+    check_against(spk_assemble<Device>(spk::P1TetElasticity(mat), heavy.vertices,
+                                       heavy.tetrahedra, p),
+                  spk_test::reference_p1_tet_elasticity(heavy.vertices, heavy.tetrahedra, mat),
+                  1e-10);
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(assembly_staging, spk_test::all_devices);
 
