@@ -497,6 +497,8 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
         variants.push_back({256, k, spk::CooAccumulate::direct, 1});
         variants.push_back({128, k, spk::CooAccumulate::direct, 1});
         variants.push_back({128, k, spk::CooAccumulate::direct, 2});
+        // crossing rows pre-scaled and added by atomics even where windows could finish them
+        variants.push_back({128, k, spk::CooAccumulate::direct, 1, false});
       }
     }
     add_format_candidates<S>(

@@ -113,6 +113,94 @@ TEST_CASE_TEMPLATE_DEFINE("balanced coo: rows at and across window boundaries", 
 }
 TEST_CASE_TEMPLATE_APPLY(bcoo_boundaries, spk_test::all_devices);
 
+TEST_CASE_TEMPLATE_DEFINE("balanced coo: rows finished by the window where they start", Device,
+                          bcoo_finish) {
+  // GPUs finish a row that crosses into the next window in the window where it starts when no
+  // row is longer than a window of 32 K entries (BalancedCooSpmvParams::finish_rows); CPUs run
+  // the crossing-row paths. Rows of a whole window, one less, one, empty, K + 1 and random
+  // lengths up to a window, so rows cross at every offset.
+  for (int k : {1, 2, 4, 8}) {
+    CAPTURE(k);
+    const int window = 32 * k;
+    std::mt19937_64 rng{std::uint64_t(k)};
+    std::vector<int> lens{window, 0, window - 1, 1, k + 1, 0, 0, window, window};
+    for (int i = 0; i < 120; ++i) lens.push_back(int(rng() % std::uint64_t(window + 1)));
+    lens.push_back(window);
+    const auto host = rows_of_lengths<double>(lens, 97, std::uint64_t(30 + k));
+    std::vector<spk::BalancedCooSpmvParams> params;
+    for (auto acc : {spk::CooAccumulate::direct, spk::CooAccumulate::deterministic})
+      for (int w : {1, 2, 5})
+        for (bool finish : {true, false}) {
+          spk::BalancedCooSpmvParams p{32, k, acc, w};
+          p.finish_rows = finish;
+          params.push_back(p);
+        }
+    params.push_back({128, k, spk::CooAccumulate::direct, 1});
+    spk_test::check_format<Device>(
+        host,
+        [](const spk::CsrMatrix<double, int, int, Device>& d) {
+          return spk::BalancedCooMatrix<double, int, int, Device>(d);
+        },
+        params, 41, RoundTrip::exact, {spk::Mode::N});
+    // complex entries through the same scan
+    const auto hc = rows_of_lengths<Kokkos::complex<double>>(lens, 50, std::uint64_t(40 + k));
+    spk_test::check_format<Device>(
+        hc,
+        [](const spk::CsrMatrix<Kokkos::complex<double>, int, int, Device>& d) {
+          return spk::BalancedCooMatrix<Kokkos::complex<double>, int, int, Device>(d);
+        },
+        std::vector<spk::BalancedCooSpmvParams>{{32, k, spk::CooAccumulate::direct, 1}}, 43,
+        RoundTrip::exact, {spk::Mode::N});
+    // no atomics: the same bits on every run
+    const spk::BalancedCooMatrix<double, int, int, Device> a(spk::copy_to<Device>(host));
+    CHECK(a.longest_row() == window);
+    const auto x = spk_test::to_view<Device>(spk_test::random_vector<double>(97, 5));
+    const auto y0 = spk_test::to_view<Device>(spk_test::random_vector<double>(lens.size(), 6));
+    const auto y1 = spk_test::to_view<Device>(spk_test::random_vector<double>(lens.size(), 6));
+    const spk::BalancedCooSpmvParams p{32, k, spk::CooAccumulate::direct, 1};
+    spk::spmv(spk::Mode::N, 1.5, a, x, 0.5, y0, p);
+    spk::spmv(spk::Mode::N, 1.5, a, x, 0.5, y1, p);
+    CHECK(spk_test::to_vector(y0) == spk_test::to_vector(y1));
+  }
+  // one row longer than a window among short ones: every launch takes the crossing-row path
+  std::vector<int> lens(200, 3);
+  lens[77] = 257;
+  check_balanced<Device>(rows_of_lengths<double>(lens, 300, 9), 47);
+}
+TEST_CASE_TEMPLATE_APPLY(bcoo_finish, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("balanced coo: the default launch", Device, bcoo_default_launch) {
+  using exec = typename Device::execution_space;
+  const bool gpu = spk::impl::is_gpu_space<exec>();
+  const auto make = [](int longest) {
+    std::vector<int> lens(300, 5);
+    lens[10] = longest;
+    return spk::BalancedCooMatrix<double, int, int, Device>(
+        spk::copy_to<Device>(rows_of_lengths<double>(lens, 400, 3)));
+  };
+  const auto short_rows = make(128), long_rows = make(129);
+  CHECK(short_rows.longest_row() == 128);
+  const auto n = spk::resolve_params(short_rows, spk::Mode::N);
+  CHECK(n.threads_per_team == (gpu ? 128 : 256));
+  CHECK(n.windows_per_warp == 1);
+  // GPUs: K = 4 where its windows (128 entries) finish every row, else K = 8
+  CHECK(n.entries_per_thread == 4);
+  CHECK(spk::resolve_params(long_rows, spk::Mode::N).entries_per_thread == (gpu ? 8 : 4));
+  CHECK(spk::resolve_params(short_rows, spk::Mode::T).entries_per_thread == (gpu ? 8 : 4));
+  spk::BalancedCooSpmvParams p;
+  p.finish_rows = false;
+  CHECK(spk::resolve_params(short_rows, spk::Mode::N, p).entries_per_thread == (gpu ? 8 : 4));
+  CHECK(spk::describe(spk::resolve_params(short_rows, spk::Mode::N, p)).find("-crossing") !=
+        std::string::npos);
+  p = {};
+  p.accumulate = spk::CooAccumulate::atomic;
+  CHECK(spk::resolve_params(short_rows, spk::Mode::N, p).entries_per_thread == (gpu ? 8 : 4));
+  CHECK(spk::impl::balanced_coo_finishes(short_rows, spk::Mode::N, n, 4) == gpu);
+  CHECK_FALSE(spk::impl::balanced_coo_finishes(long_rows, spk::Mode::N, n, 4));
+  CHECK(spk::impl::balanced_coo_finishes(long_rows, spk::Mode::N, n, 8) == gpu);
+}
+TEST_CASE_TEMPLATE_APPLY(bcoo_default_launch, spk_test::all_devices);
+
 TEST_CASE_TEMPLATE_DEFINE("balanced coo on generated matrices", Device, bcoo_generated) {
   for (const auto& g : spk_test::generated_matrices<double>()) {
     INFO("matrix " << g.first);
@@ -166,11 +254,13 @@ TEST_CASE("balanced coo: layout, fillers and memory") {
   }
   REQUIRE(b.empty_rows().extent(0) == 1);
   CHECK(b.empty_rows()(0) == 1);
+  CHECK(b.longest_row() == 3);
   CHECK(b.memory_bytes() == 8 * (4 + 4 + 8) + 4);
   CHECK(std::string(spk::BalancedCooMatrix<double>::name) == "balanced-coo");
   spk_test::check_round_trip(a, b.to_csr(), RoundTrip::exact);
   const spk::BalancedCooMatrix<double, int, int, D> z(spk_test::random_csr<double, int>(0, 0, 0, 1));
   CHECK(z.memory_bytes() == 0);
+  CHECK(z.longest_row() == 0);
   CHECK(z.to_csr().nrows() == 0);
 }
 

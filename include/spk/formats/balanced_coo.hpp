@@ -40,6 +40,13 @@ struct BalancedCooSpmvParams {
   /// B K entries per multiprocessor, else 1; K = 8: 1, where loading ahead measured no gain).
   /// CPU backends and op = T / H take one window at a time.
   int windows_per_warp = 0;
+  /// GPUs, op = N, direct or deterministic accumulation: when no row is longer than a window
+  /// (32 K stored entries; BalancedCooMatrix::longest_row()), the window where a row starts
+  /// also adds the row's entries in the next window (loaded by its last lanes, summed by a
+  /// shuffle scan) and writes the row once, so the rows that cross windows need no y = beta y
+  /// pre-pass and no atomic adds (deterministic: no fix-up kernel). 3–5% on the stencils and
+  /// banded matrices (H100, docs/PERFORMANCE.md). false: crossing rows as `accumulate` says.
+  bool finish_rows = true;
 };
 
 /// A short name of balanced COO launch parameters, e.g. "b256-k4-direct", with "-wM" when a
@@ -47,7 +54,8 @@ struct BalancedCooSpmvParams {
 inline std::string describe(const BalancedCooSpmvParams& p) {
   return "b" + std::to_string(p.threads_per_team) + "-k" + std::to_string(p.entries_per_thread) +
          "-" + to_string(p.accumulate) +
-         (p.windows_per_warp > 1 ? "-w" + std::to_string(p.windows_per_warp) : std::string());
+         (p.windows_per_warp > 1 ? "-w" + std::to_string(p.windows_per_warp) : std::string()) +
+         (p.finish_rows ? "" : "-crossing");
 }
 
 namespace impl {
@@ -60,6 +68,7 @@ struct BalancedCooArrays {
   Kokkos::View<S*, D> values;
   Kokkos::View<O*, D> empty_rows;  // ascending
   std::int64_t stored = 0;         // entries before the padding to a multiple of 8
+  std::int64_t longest = 0;        // stored entries of the longest row (an empty row stores 1)
 };
 
 /// Stored entries are padded to a multiple of this (the widest run one thread loads).
@@ -77,11 +86,15 @@ BalancedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_bala
   const std::int64_t nrows = a.nrows();
   const auto row_map = a.row_map();
   Kokkos::View<std::int64_t*, dev> start("spk::balanced_coo::start", std::size_t(nrows) + 1);
-  Kokkos::parallel_for(
-      "spk::balanced_coo::count", Range64<exec>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
+  Kokkos::parallel_reduce(
+      "spk::balanced_coo::count", Range64<exec>(0, nrows),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& longest) {
         const std::int64_t len = std::int64_t(row_map(i + 1)) - std::int64_t(row_map(i));
         start(i + 1) = len > 0 ? len : 1;
-      });
+        if (start(i + 1) > longest) longest = start(i + 1);
+      },
+      Kokkos::Max<std::int64_t>(r.longest));
+  if (nrows == 0) r.longest = 0;
   r.stored = row_lengths_to_offsets<exec>(start);
   const std::int64_t n = (r.stored + balanced_coo_pad - 1) / balanced_coo_pad * balanced_coo_pad;
   check_fits<O>("spk::BalancedCooMatrix", "rows", double(nrows));
@@ -174,6 +187,8 @@ class BalancedCooMatrix {
   std::int64_t nnz() const { return nnz_; }
   /// Stored entries: nnz() plus one per empty row (padding to a multiple of 8 not counted).
   std::int64_t stored_entries() const { return stored_; }
+  /// Stored entries of the longest row (an empty row stores one; 0 without rows).
+  std::int64_t longest_row() const { return longest_; }
 
   const index_type& rows() const { return rows_; }
   const index_type& cols() const { return cols_; }
@@ -207,7 +222,8 @@ class BalancedCooMatrix {
         values_(arr.values),
         empty_rows_(arr.empty_rows),
         nnz_(nnz),
-        stored_(arr.stored) {}
+        stored_(arr.stored),
+        longest_(arr.longest) {}
 
   ordinal_type nrows_ = 0;
   ordinal_type ncols_ = 0;
@@ -217,6 +233,7 @@ class BalancedCooMatrix {
   index_type empty_rows_;
   std::int64_t nnz_ = 0;
   std::int64_t stored_ = 0;
+  std::int64_t longest_ = 0;
   std::shared_ptr<impl::CooPartials<value_type, device_type>> partials_ =
       std::make_shared<impl::CooPartials<value_type, device_type>>();
 };
@@ -270,7 +287,27 @@ typename BalancedCooMatrix<S, O, F, D>::csr_type BalancedCooMatrix<S, O, F, D>::
   return b;
 }
 
-/// The launch spmv would use for `a`: zero fields chosen for its execution space.
+namespace impl {
+
+/// Whether SpMV with `p` and k entries per thread finishes each row in the window where it
+/// starts (BalancedCooSpmvParams::finish_rows): GPUs, op = N, direct or deterministic
+/// accumulation, no row longer than a window of one warp's k-entry runs.
+template <class S, class O, class F, class D>
+bool balanced_coo_finishes(const BalancedCooMatrix<S, O, F, D>& a, Mode mode,
+                           const BalancedCooSpmvParams& p, int k) {
+  using exec = typename BalancedCooMatrix<S, O, F, D>::execution_space;
+  return is_gpu_space<exec>() && mode == Mode::N && p.finish_rows &&
+         p.accumulate != CooAccumulate::atomic &&
+         a.longest_row() <= std::int64_t(Warp<exec>::size) * k;
+}
+
+}  // namespace impl
+
+/// The launch spmv would use for `a`: zero fields chosen for its execution space. On GPUs,
+/// K = 4 with one window per warp where windows finish their rows at K = 4 (no row longer than
+/// 128 entries), else K = 8 (H100, eight large matrices against cuSPARSE COO, geometric mean:
+/// 0.942x with b128-k4 finishing rows, 0.922x with b128-k8, 0.833x with b128-k4 and two
+/// windows per warp, 0.893x for b128-k8 before rows were finished; docs/PERFORMANCE.md).
 template <class S, class O, class F, class D>
 BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& a, Mode mode,
                                      const BalancedCooSpmvParams& params = {}) {
@@ -278,12 +315,15 @@ BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& a, Mod
   BalancedCooSpmvParams p = params;
   const bool gpu = impl::is_gpu_space<exec>();
   if (p.threads_per_team == 0) p.threads_per_team = gpu ? 128 : 256;
-  if (p.entries_per_thread == 0) p.entries_per_thread = gpu ? 8 : 4;
+  if (p.entries_per_thread == 0)
+    p.entries_per_thread = !gpu || impl::balanced_coo_finishes(a, mode, p, 4) ? 4 : 8;
   impl::check_coo_launch("spk::spmv (balanced COO)", p.threads_per_team, p.entries_per_thread,
                          256);
   require(p.windows_per_warp >= 0, "spk::spmv (balanced COO)",
           "windows_per_warp = ", p.windows_per_warp, " must be 0 (choose) or positive");
-  if (!gpu || mode != Mode::N || (params.windows_per_warp == 0 && p.entries_per_thread >= 8)) {
+  const bool finish = impl::balanced_coo_finishes(a, mode, p, p.entries_per_thread);
+  if (!gpu || mode != Mode::N ||
+      (params.windows_per_warp == 0 && (p.entries_per_thread >= 8 || finish))) {
     p.windows_per_warp = 1;
   } else if (p.windows_per_warp == 0) {
     const std::int64_t window = 32 * std::int64_t(p.entries_per_thread);
@@ -316,8 +356,11 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
   const std::int64_t window = std::int64_t(lanes) * groups * K;
   const std::int64_t nwindows = (data.n + window - 1) / window;
   auto& part = a.partials();
-  if (!Trans && Acc == CooAccumulate::deterministic) part.reserve(nwindows);
-  if (!Trans && Acc == CooAccumulate::direct)
+  // rows finished by the window where they start (see BalancedCooSpmvParams::finish_rows): a
+  // row of at most a window's entries continues into one more window at most
+  const bool finish = !Trans && balanced_coo_finishes(a, mode, p, K);
+  if (!Trans && !finish && Acc == CooAccumulate::deterministic) part.reserve(nwindows);
+  if (!Trans && !finish && Acc == CooAccumulate::direct)
     coo_prescale_crossing_rows<exec>(nwindows, BalancedCooWindows<S, O, dev>{data, window},
                                      beta, y);
   const int per_warp = gpu ? p.windows_per_warp : 1;
@@ -334,7 +377,11 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
               groups,
               window,
               nwindows,
-              per_warp};
+              per_warp,
+              finish,
+              // lanes whose K entries cover a row's part in the next window (at most
+              // longest - 1 entries)
+              int((std::max<std::int64_t>(a.longest_row() - 1, 0) + K - 1) / K)};
     BalancedCooPolicy<exec, K, Ahead> policy(int(league), warps, lanes);
     check_team_size(policy, f, warps, lanes);
     Kokkos::parallel_for(Trans ? "spk::balanced_coo_spmv_t" : "spk::balanced_coo_spmv", policy,
@@ -351,7 +398,7 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
   } else {
     run(std::false_type{});
   }
-  if (!Trans && Acc == CooAccumulate::deterministic)
+  if (!Trans && !finish && Acc == CooAccumulate::deterministic)
     coo_window_fixup<exec>(nwindows, BalancedCooWindows<S, O, dev>{data, window}, part.carry,
                            part.head, alpha, beta, y);
 }

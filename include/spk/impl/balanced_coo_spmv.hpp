@@ -79,6 +79,53 @@ struct BalancedCooSpmv {
   std::int64_t window;  // warp::size * groups * K
   std::int64_t nwindows;
   int per_warp = 1;  // consecutive windows per warp (per thread on the CPU)
+  /// GPUs, op = N: the window where a row starts finishes it (BalancedCooSpmvParams::
+  /// finish_rows; no row is longer than a window), its next window's first `next_lanes` runs
+  /// of K entries at most holding the rest.
+  bool finish = false;
+  int next_lanes = 0;
+
+  /// Output of a finishing window: a row begun in an earlier window belongs to that window.
+  struct FinishedRows {
+    const CooOutput<S, O, YView, Device, Acc>& out;
+    KOKKOS_INLINE_FUNCTION void complete(O r, const S& s) const { out.complete(r, s); }
+    KOKKOS_INLINE_FUNCTION void partial(std::int64_t, O, const S&, bool) const {}
+  };
+
+  /// Closes window w (op = N). Finishing: when its last row goes on, the last next_lanes lanes
+  /// each load K entries of the next window (lane 31 its first K, lane 30 the next K, ...), add
+  /// those of that row, and a shuffle scan brings their sum to lane 31, whose open row it is;
+  /// the row then closes as complete, and the next window leaves it alone. Each row is written
+  /// once, in the same order on every run. Else coo_close_window as the accumulation says.
+  KOKKOS_INLINE_FUNCTION void close(std::int64_t w, CooLaneRows<O, S>& lane_rows) const {
+    CooWindowInfo<O> info = a.window_info(w, window);
+    if (!finish) {
+      coo_close_window<warp>(lane_rows, info, w, false, out);
+      return;
+    }
+    if (info.last_continues) {  // the window is full and the row goes on
+      const int lane = warp::lane();
+      const int g = warp::size - 1 - lane;
+      const std::int64_t at = (w + 1) * window + std::int64_t(g) * K;
+      S e = traits::zero();
+      if (g < next_lanes && at < a.n) {
+        O r[K], c[K];
+        S v[K];
+        warp::template load<K>(&a.rows(at), r);
+        warp::template load<K>(&a.cols(at), c);
+        warp::template load<K>(&a.values(at), v);
+        for (int j = 0; j < K; ++j)
+          if (r[j] == info.last_row) e += v[j] * x(c[j]);
+      }
+      for (int d = 1; d < next_lanes; d *= 2) {
+        const S o = warp::shfl_up(e, d);
+        if (lane >= d) e += o;
+      }
+      if (lane == warp::size - 1) lane_rows.sum += e;
+      info.last_continues = false;
+    }
+    coo_close_window<warp>(lane_rows, info, w, false, FinishedRows{out});
+  }
 
   /// This lane's run g of window w: K entries from `at` (false: past the window's end).
   KOKKOS_INLINE_FUNCTION bool load(std::int64_t w, int g, O (&r)[K], O (&c)[K], S (&v)[K]) const {
@@ -124,7 +171,7 @@ struct BalancedCooSpmv {
         const bool next = w + 1 < w1 && load(w + 1, 0, rn, cn, vn);
         CooLaneRows<O, S> lane_rows;
         if (on) multiply(r, c, v, lane_rows, complete);
-        coo_close_window<warp>(lane_rows, a.window_info(w, window), w, false, out);
+        close(w, lane_rows);
         on = next;
         if (next)
           for (int j = 0; j < K; ++j) {
@@ -142,7 +189,7 @@ struct BalancedCooSpmv {
           if (!load(w, g, r, c, v)) break;
           multiply(r, c, v, lane_rows, complete);
         }
-        if (!Trans) coo_close_window<warp>(lane_rows, a.window_info(w, window), w, false, out);
+        if (!Trans) close(w, lane_rows);
       }
     }
   }
