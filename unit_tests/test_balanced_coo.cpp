@@ -166,6 +166,31 @@ TEST_CASE_TEMPLATE_DEFINE("balanced coo: rows finished by the window where they 
   std::vector<int> lens(200, 3);
   lens[77] = 257;
   check_balanced<Device>(rows_of_lengths<double>(lens, 300, 9), 47);
+  // rows from empty to three windows long at K = 1, 2, 4, 8: short and long crossing rows mixed
+  // (the crossing-row paths, finishing on or off)
+  for (int k : {1, 2, 4, 8}) {
+    CAPTURE(k);
+    const int window = 32 * k;
+    std::mt19937_64 rng{std::uint64_t(50 + k)};
+    std::vector<int> mixed{3 * window, 1, 2 * window + 1, 0, window + 2, 5};
+    for (int i = 0; i < 150; ++i)
+      mixed.push_back(i % 10 == 0 ? int(rng() % std::uint64_t(3 * window))
+                                  : int(rng() % std::uint64_t(2 * k + 2)));
+    std::vector<spk::BalancedCooSpmvParams> params;
+    for (int w : {1, 2, 5})
+      for (bool finish : {true, false}) {
+        spk::BalancedCooSpmvParams p{32, k, spk::CooAccumulate::direct, w};
+        p.finish_rows = finish;
+        params.push_back(p);
+      }
+    params.push_back({32, k, spk::CooAccumulate::deterministic, 1});
+    spk_test::check_format<Device>(
+        rows_of_lengths<double>(mixed, 130, std::uint64_t(60 + k)),
+        [](const spk::CsrMatrix<double, int, int, Device>& d) {
+          return spk::BalancedCooMatrix<double, int, int, Device>(d);
+        },
+        params, 53, RoundTrip::exact, {spk::Mode::N});
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(bcoo_finish, spk_test::all_devices);
 
