@@ -53,21 +53,22 @@ void check_balanced(const spk_test::HostCsr<S, O>& a, std::uint64_t seed) {
 }
 
 /// rows of lengths `lens` (column j of row i at (i * 7 + j) % ncols), random values.
-template <class S>
-spk_test::HostCsr<S, int> rows_of_lengths(const std::vector<int>& lens, int ncols,
-                                          std::uint64_t seed) {
+template <class S, class O = int>
+spk_test::HostCsr<S, O> rows_of_lengths(const std::vector<int>& lens, int ncols,
+                                        std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<int> row_map(1, 0), cols;
+  std::vector<int> row_map(1, 0);
+  std::vector<O> cols;
   std::vector<S> vals;
   for (std::size_t i = 0; i < lens.size(); ++i) {
     for (int j = 0; j < lens[i]; ++j) {
-      cols.push_back(int((i * 7 + std::size_t(j)) % std::size_t(ncols)));
+      cols.push_back(O((i * 7 + std::size_t(j)) % std::size_t(ncols)));
       vals.push_back(spk_test::random_value<S>(rng));
     }
     row_map.push_back(int(cols.size()));
   }
-  return spk::make_csr<S, int, int, spk::impl::HostDevice>(int(lens.size()), ncols, row_map, cols,
-                                                           vals);
+  return spk::make_csr<S, O, int, spk::impl::HostDevice>(O(lens.size()), O(ncols), row_map, cols,
+                                                         vals);
 }
 
 }  // namespace
@@ -180,14 +181,7 @@ TEST_CASE_TEMPLATE_DEFINE("balanced coo: rows finished by the window where they 
       ends.push_back(5);
       for (const auto* l : {&short_lens, &ends}) {
         const auto h = rows_of_lengths<double>(*l, 61, std::uint64_t(70 + longest));
-        std::vector<int> cols(h.col_idx().extent(0));
-        for (std::size_t q = 0; q < cols.size(); ++q) cols[q] = h.col_idx()(q);
-        std::vector<int> rm(h.row_map().extent(0));
-        for (std::size_t q = 0; q < rm.size(); ++q) rm[q] = h.row_map()(q);
-        std::vector<long long> cols64(cols.begin(), cols.end());
-        std::vector<double> vals(h.values().data(), h.values().data() + h.values().extent(0));
-        const auto h64 = spk::make_csr<double, long long, int, spk::impl::HostDevice>(
-            h.nrows(), h.ncols(), rm, cols64, vals);
+        const auto h64 = rows_of_lengths<double, long long>(*l, 61, std::uint64_t(70 + longest));
         const std::vector<spk::BalancedCooSpmvParams> ps{{32, k, spk::CooAccumulate::direct, 1},
                                                          {64, k, spk::CooAccumulate::direct, 2}};
         spk_test::check_format<Device>(

@@ -44,7 +44,7 @@ struct BalancedCooSpmvParams {
   /// (32 K stored entries; BalancedCooMatrix::longest_row()), the window where a row starts
   /// also adds the row's entries in the next window (loaded by its last lanes, summed by a
   /// shuffle scan) and writes the row once, so the rows that cross windows need no y = beta y
-  /// pre-pass and no atomic adds (deterministic: no fix-up kernel). 3–5% on the stencils and
+  /// pre-pass and no atomic adds (deterministic: no fix-up kernel). 4–10% on the stencils and
   /// banded matrices (H100, docs/PERFORMANCE.md). false: crossing rows as `accumulate` says.
   bool finish_rows = true;
 };
@@ -90,8 +90,9 @@ BalancedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_bala
       "spk::balanced_coo::count", Range64<exec>(0, nrows),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& longest) {
         const std::int64_t len = std::int64_t(row_map(i + 1)) - std::int64_t(row_map(i));
-        start(i + 1) = len > 0 ? len : 1;
-        if (start(i + 1) > longest) longest = start(i + 1);
+        const std::int64_t stored = len > 0 ? len : 1;
+        start(i + 1) = stored;
+        if (stored > longest) longest = stored;
       },
       Kokkos::Max<std::int64_t>(r.longest));
   if (nrows == 0) r.longest = 0;
@@ -380,8 +381,8 @@ void balanced_coo_launch(const BalancedCooSpmvParams& p, Mode mode, S alpha,
               per_warp,
               finish,
               // lanes whose K entries cover a row's part in the next window (at most
-              // longest - 1 entries)
-              int((std::max<std::int64_t>(a.longest_row() - 1, 0) + K - 1) / K)};
+              // longest - 1 <= 32 K - 1 entries when finishing)
+              finish ? int((std::max<std::int64_t>(a.longest_row() - 1, 0) + K - 1) / K) : 0};
     BalancedCooPolicy<exec, K, Ahead> policy(int(league), warps, lanes);
     check_team_size(policy, f, warps, lanes);
     Kokkos::parallel_for(Trans ? "spk::balanced_coo_spmv_t" : "spk::balanced_coo_spmv", policy,
