@@ -48,6 +48,17 @@ struct Warp {
   }
 };
 
+/// Asks L2 for the cache line holding *p, without waiting and without a register (on CUDA,
+/// prefetch.global.L2; elsewhere nothing): for data a thread reads later, after loads it waits
+/// on first.
+KOKKOS_INLINE_FUNCTION void prefetch_l2(const void* p) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#else
+  (void)p;
+#endif
+}
+
 /// *p, for data a kernel reads once (a matrix's entries in SpMV): on CUDA through the
 /// streaming, evict-first path (ld.global.cs) so that it does not push x out of L1 and L2;
 /// elsewhere a plain load. p must be aligned to sizeof(T) when that is 4, 8 or 16.
