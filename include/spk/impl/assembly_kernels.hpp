@@ -16,7 +16,6 @@
 #include <spk/impl/kokkos_compat.hpp>
 #include <spk/impl/search.hpp>
 #include <spk/impl/warp.hpp>
-#include <spk/impl/warp.hpp>
 
 namespace spk {
 namespace impl {
@@ -685,10 +684,11 @@ struct symmetric_entries<Element, std::void_t<decltype(Element::symmetric_entrie
 /// into mirror(r) when that is not null (the entry's mirror block, symmetric assembly). The
 /// lanes' work is balanced (a diagonal has one contribution per incidence, the rest a few) and
 /// the stores to out are contiguous. Block entries (B > 1: several pairs per lane) load the
-/// starts of up to U pairs before the first sum, so a lane waits on them once rather than once
-/// per pair (H100, P1 elasticity placement with the row's starts prefetched, hand x2 natural
-/// 0.764 -> 0.724 ms); scalar entries (about one pair per lane) would only load starts they do
-/// not use (P1 tetrahedron Laplacian 0.330 -> 0.383 ms), so they keep one pair at a time.
+/// starts of up to U pairs before the first sum, so a lane waits on them once per batch of U
+/// pairs rather than once per pair (H100, P1 elasticity placement with the row's starts
+/// prefetched, hand x2 natural 0.765 -> 0.728 ms); scalar entries (about one pair per lane)
+/// would only load starts they do not use (P1 tetrahedron Laplacian 0.330 -> 0.383 ms), so
+/// they keep one pair at a time.
 template <int B, class Start, class Mirror = NoMirror>
 KOKKOS_INLINE_FUNCTION void sum_staged(const LaneGroup& g, int qa, int nq, int len,
                                        const Start& start, const double* stage, int ld,
@@ -1133,10 +1133,12 @@ struct NumericRows {
     if (v >= n) return;
     const int r0 = row_map(v), len = row_map(v + 1) - r0;
     if (B > 1 && cap > 0 && LaneGroup(w).lane() == 0) {
-      // The row's entry starts, read after the staging: into L2 now (H100, P1 elasticity
-      // placement on hand x2, with sum_staged's batched starts: 0.765 -> 0.728 ms natural,
-      // 0.80 -> 0.753 random, 0.72 -> 0.69 RCM; the batched starts alone 0.772 natural).
-      // Scalar entries do without (P1 tetrahedron Laplacian +2-3% with it).
+      // The cache lines holding the row's first and last entry starts (a row of up to ~30
+      // entries: all of them), which the by-incidence staging reads only after its own loads:
+      // into L2 now (H100, P1 elasticity placement on hand x2, with sum_staged's batched
+      // starts: 0.765 -> 0.728 ms natural, 0.80 -> 0.753 random, 0.72 -> 0.69 RCM; the batched
+      // starts alone 0.772 natural). Scalar entries do without (P1 tetrahedron Laplacian
+      // +2-3% with it).
       prefetch_l2(&contrib_map(r0));
       prefetch_l2(&contrib_map(r0 + len));
     }

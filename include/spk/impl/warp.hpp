@@ -1,6 +1,6 @@
 // spk/impl/warp.hpp: warp-level primitives (lane index, shuffles, wide read-only and streaming
-// loads) for kernels whose vectors are hardware warps, and stream_load for data a kernel reads
-// once.
+// loads) for kernels whose vectors are hardware warps, stream_load for data a kernel reads
+// once, and prefetch_l2 for data a thread reads later.
 //
 // A kernel launched with TeamPolicy(league, team_size, Warp<exec>::size) runs, on CUDA, each
 // vector as one warp (Kokkos maps vector lanes to threadIdx.x), so code outside a
