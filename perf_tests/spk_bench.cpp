@@ -338,6 +338,24 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
       add(p);
     }
   }
+  // staged: lanes per row by the default rule and around it, chunks of 128 to 512 entries
+  for (int v : gpu ? std::vector<int>{0, 1, 2, 4, 8} : std::vector<int>{0}) {
+    for (int k : gpu ? std::vector<int>{4, 8, 16} : std::vector<int>{8}) {
+      p = {};
+      p.variant = V::staged;
+      p.vector_length = v;
+      p.entries_per_lane = k;
+      add(p);
+    }
+  }
+  if (gpu) {
+    for (int t : {2, 8}) {
+      p = {};
+      p.variant = V::staged;
+      p.team_size = t;
+      add(p);
+    }
+  }
   if (mode != spk::Mode::N) {
     p = {};
     p.transpose = spk::TransposeMethod::explicit_;

@@ -15,6 +15,31 @@ spk::CsrRowStats stats(std::int64_t nrows, double mean, double stddev, std::int6
 }
 }  // namespace
 
+TEST_CASE("csr spmv params: the staged kernel's lanes per row fit a warp's rows in a chunk") {
+  using V = spk::CsrSpmvVariant;
+  spk::CsrSpmvParams staged;
+  staged.variant = V::staged;
+  // 32 rows of 7 fit 256 entries with the alignment's room: one lane per row
+  auto p = spk::choose_csr_spmv_params(stats(20'000'000, 7.0, 0.1, 7), true, staged);
+  CHECK(p.vector_length == 1);
+  CHECK(p.entries_per_lane == 8);
+  CHECK(p.team_size == 4);
+  CHECK(spk::describe(p) == "staged-v1-k8-t4");
+  // 16 per row: 8 rows of 4 lanes; 27 per row: also 4; 45 per row: 8; 300 per row: a warp
+  CHECK(spk::choose_csr_spmv_params(stats(2'000'000, 16.0, 0.0, 16), true, staged)
+            .vector_length == 4);
+  CHECK(spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true, staged)
+            .vector_length == 4);
+  CHECK(spk::choose_csr_spmv_params(stats(500'000, 45.0, 9.0, 90), true, staged)
+            .vector_length == 8);
+  CHECK(spk::choose_csr_spmv_params(stats(5'000, 300.0, 9.0, 400), true, staged)
+            .vector_length == 32);
+  // CPU: one lane, one warp per team
+  p = spk::choose_csr_spmv_params(stats(20'000'000, 7.0, 0.1, 7), false, staged);
+  CHECK(p.vector_length == 1);
+  CHECK(p.team_size == 1);
+}
+
 TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   using V = spk::CsrSpmvVariant;
   // large 2D 5-point Poisson: one row per thread
@@ -105,6 +130,18 @@ TEST_CASE("csr spmv params: out-of-range values throw with the value") {
   p.team_size = 64;
   CHECK_THROWS_WITH_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
                        doctest::Contains("team_size (warps per team, <= 32) = 64"),
+                       std::invalid_argument);
+  p = {};
+  p.variant = spk::CsrSpmvVariant::staged;
+  p.entries_per_lane = 12;
+  CHECK_THROWS_WITH_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
+                       doctest::Contains("entries_per_lane (4, 8, 16 or 32) = 12"),
+                       std::invalid_argument);
+  p = {};
+  p.variant = spk::CsrSpmvVariant::staged;
+  p.team_size = 40;
+  CHECK_THROWS_WITH_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
+                       doctest::Contains("team_size (warps per team, <= 32) = 40"),
                        std::invalid_argument);
   p = {};
   p.chunk_nnz = -1;

@@ -91,6 +91,17 @@ std::vector<spk::CsrSpmvParams> schedules() {
     p.team_size = gpu ? 3 : 1;
     all.push_back(p);
   }
+  // staged: one to 32 lanes per row; chunks of 4 entries per lane force rows across chunks
+  for (int v : {1, 2, 4, 32}) {
+    for (int k : {4, 16}) {
+      p = {};
+      p.variant = V::staged;
+      p.vector_length = v;
+      p.entries_per_lane = k;
+      p.team_size = gpu ? 3 : 1;
+      all.push_back(p);
+    }
+  }
   p = {};
   p.transpose = spk::TransposeMethod::explicit_;
   all.push_back(p);
@@ -221,12 +232,13 @@ TEST_CASE_TEMPLATE_DEFINE("csr spmv on the shared real matrices", Device, csr_sp
       using Scalar = std::remove_pointer_t<decltype(tag)>;
       const auto coo = spk::io::read_matrix_market_coo<Scalar, int, int>(dir + file);
       const auto host = spk::to_host(spk::coo_to_csr(coo));
-      spk::CsrSpmvParams vec, bal, warp;
+      spk::CsrSpmvParams vec, bal, warp, staged;
       vec.variant = spk::CsrSpmvVariant::vector;
       bal.variant = spk::CsrSpmvVariant::balanced;
       warp.variant = spk::CsrSpmvVariant::warp;
+      staged.variant = spk::CsrSpmvVariant::staged;
       const Scalar alpha = spk::scalar_traits<Scalar>::make(0.5, complex ? 0.25 : 0.0);
-      for (const auto& params : {spk::CsrSpmvParams{}, vec, bal, warp}) {
+      for (const auto& params : {spk::CsrSpmvParams{}, vec, bal, warp, staged}) {
         check_spmv<Device>(host, spk::Mode::N, alpha, Scalar(0), 17, params);
         check_spmv<Device>(host, spk::Mode::T, alpha, Scalar(2), 19, params);
         if (complex) check_spmv<Device>(host, spk::Mode::H, alpha, Scalar(2), 23, params);

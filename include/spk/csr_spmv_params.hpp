@@ -17,8 +17,11 @@ enum class CsrSpmvVariant {
   vector,     ///< a vector of vector_length lanes per row, several rows per team
   balanced,   ///< nnz-balanced: equal windows of nonzeros per team (row-block splitting); for
               ///< op = T / H equal runs of nonzeros per thread, scattered with atomics
-  warp        ///< nnz-balanced per warp: windows of 32 * entries_per_lane nonzeros, rows summed
+  warp,       ///< nnz-balanced per warp: windows of 32 * entries_per_lane nonzeros, rows summed
               ///< by a segmented warp-shuffle scan (no shared memory, no barriers)
+  staged      ///< a warp takes 32 / vector_length consecutive rows, stages their entries in
+              ///< shared memory (32 * entries_per_lane at a time, coalesced), then vector_length
+              ///< lanes sum each row from there (short, regular rows)
 };
 
 /// How teams take their work.
@@ -44,8 +47,9 @@ struct CsrSpmvParams {
   int league_size = 0;      ///< dynamic schedule: number of persistent teams
   int chunk_nnz = 0;        ///< balanced variant: nonzeros per team window
   int threads_per_team = 0; ///< balanced variant: threads of a team
-  int entries_per_lane = 0; ///< warp variant: consecutive nonzeros per lane (4 or 8); the
-                            ///< variant's team_size is the number of warps per team
+  int entries_per_lane = 0; ///< warp variant: consecutive nonzeros per lane (4 or 8); staged
+                            ///< variant: a warp stages 32 * entries_per_lane (4 to 32) at a
+                            ///< time. Both variants' team_size is the number of warps per team
   TransposeMethod transpose = TransposeMethod::atomic;
 };
 
@@ -65,6 +69,7 @@ inline const char* to_string(CsrSpmvVariant v) {
     case CsrSpmvVariant::vector: return "vector";
     case CsrSpmvVariant::balanced: return "balanced";
     case CsrSpmvVariant::warp: return "warp";
+    case CsrSpmvVariant::staged: return "staged";
     default: return "automatic";
   }
 }
@@ -80,6 +85,9 @@ inline std::string describe(const CsrSpmvParams& p) {
     return s + "-c" + std::to_string(p.chunk_nnz) + "-t" + std::to_string(p.threads_per_team);
   if (p.variant == CsrSpmvVariant::warp)
     return s + "-k" + std::to_string(p.entries_per_lane) + "-t" + std::to_string(p.team_size);
+  if (p.variant == CsrSpmvVariant::staged)
+    return s + "-v" + std::to_string(p.vector_length) + "-k" + std::to_string(p.entries_per_lane) +
+           "-t" + std::to_string(p.team_size);
   if (p.variant == CsrSpmvVariant::vector) s += "-v" + std::to_string(p.vector_length);
   s += "-t" + std::to_string(p.team_size) + "-r" + std::to_string(p.rows_per_thread) + "-" +
        to_string(p.schedule);
@@ -148,12 +156,31 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   check(p.threads_per_team >= 0 && p.threads_per_team <= 1024, "threads_per_team",
         p.threads_per_team);
   check(p.league_size >= 0, "league_size", p.league_size);
-  check(p.entries_per_lane == 0 || p.entries_per_lane == 4 || p.entries_per_lane == 8,
-        "entries_per_lane (4 or 8)", p.entries_per_lane);
+  if (p.variant == CsrSpmvVariant::staged)
+    check(p.entries_per_lane == 0 || p.entries_per_lane == 4 || p.entries_per_lane == 8 ||
+              p.entries_per_lane == 16 || p.entries_per_lane == 32,
+          "entries_per_lane (4, 8, 16 or 32)", p.entries_per_lane);
+  else
+    check(p.entries_per_lane == 0 || p.entries_per_lane == 4 || p.entries_per_lane == 8,
+          "entries_per_lane (4 or 8)", p.entries_per_lane);
 
   if (p.variant == CsrSpmvVariant::warp) {
     if (p.entries_per_lane == 0) p.entries_per_lane = 4;
     if (p.team_size == 0) p.team_size = gpu ? 8 : 1;  // warps per team
+    check(!gpu || p.team_size <= 32, "team_size (warps per team, <= 32)", p.team_size);
+    return p;
+  }
+
+  if (p.variant == CsrSpmvVariant::staged) {
+    if (p.entries_per_lane == 0) p.entries_per_lane = 8;
+    if (p.vector_length == 0) {
+      // the fewest lanes per row whose warp's rows fit one chunk of 256 entries with the room
+      // its alignment to 32 entries takes
+      int v = 1;
+      while (v < 32 && (32.0 / v) * s.mean > 224.0) v *= 2;
+      p.vector_length = gpu ? v : 1;
+    }
+    if (p.team_size == 0) p.team_size = gpu ? 4 : 1;  // warps per team
     check(!gpu || p.team_size <= 32, "team_size (warps per team, <= 32)", p.team_size);
     return p;
   }

@@ -11,6 +11,7 @@
 #include <spk/error.hpp>
 #include <spk/impl/csr_analysis.hpp>
 #include <spk/impl/csr_spmv.hpp>
+#include <spk/impl/csr_spmv_staged.hpp>
 #include <spk/impl/csr_spmv_warp.hpp>
 #include <spk/impl/kokkos_compat.hpp>
 #include <spk/mode.hpp>
@@ -72,6 +73,8 @@ void spmv(Mode mode, typename CsrMatrix<S, O, F, D>::value_type alpha,
   const CsrSpmvParams p = resolve_params(a, mode, params);
   if (p.variant == CsrSpmvVariant::warp)
     impl::csr_spmv_warp(p, mode, alpha, a, x, beta, y);
+  else if (p.variant == CsrSpmvVariant::staged)
+    impl::csr_spmv_staged(p, mode, alpha, a, x, beta, y);
   else if (p.variant == CsrSpmvVariant::balanced && mode == Mode::N)
     impl::csr_spmv_balanced(p, alpha, a, x, beta, y);
   else if (p.variant == CsrSpmvVariant::balanced)

@@ -126,6 +126,10 @@ struct Warp<Kokkos::Cuda> {
     return v;
 #endif
   }
+  template <class R>
+  KOKKOS_INLINE_FUNCTION static Kokkos::complex<R> shfl(const Kokkos::complex<R>& v, int src) {
+    return Kokkos::complex<R>(shfl(v.real(), src), shfl(v.imag(), src));
+  }
 
   KOKKOS_INLINE_FUNCTION static int last_true(bool pred) {
 #if defined(__CUDA_ARCH__)

@@ -1,0 +1,187 @@
+// spk/impl/csr_spmv_staged.hpp: the staged kernel of CSR SpMV (CsrSpmvVariant::staged).
+//
+// A warp takes 32 / V consecutive rows, V lanes per row. It stages the entries of its rows in
+// its share of the team scratch, a chunk of 32 * K entries at a time: lane l loads entries
+// l, l + 32, ... of the chunk (fully coalesced streaming loads, K of each array in flight per
+// lane, chunks aligned to 32 entries). After a __syncwarp each row's V lanes sum its entries
+// in the chunk from shared memory (lane j of a row takes entries j, j + V, ...; four x loads in
+// flight) and a shuffle over the V lanes completes the row. No team barriers, no atomics for
+// op = N, no partial sums across warps.
+//
+// Why: one row per thread reads x the way ELL does (lanes at the same position of consecutive
+// rows read consecutive x on stencils), but reading the row's entries directly from CSR walks
+// memory with a stride of the row length, which relies on L1 keeping the lines between steps.
+// Staging gives the entry loads of the nnz-balanced kernels (coalesced, read once) with the
+// x reads of one row per lane, and a warp waits only on itself.
+//
+// Shared-memory slots are swizzled (slot q ^ (q / 32) within each block of 32) so that lanes
+// reading rows of an even length (16 entries: the same bank for every lane) spread over the
+// banks. For op = T / H a row's lanes scatter their products into y with atomics.
+//
+// Rows much longer than 32 * K / (32 / V) make a warp take several chunks with few lanes busy;
+// the default heuristic uses the kernel for regular, short rows only (csr_spmv_params.hpp).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+#include <spk/csr_spmv_params.hpp>
+#include <spk/impl/csr_spmv.hpp>
+#include <spk/impl/warp.hpp>
+#include <spk/mode.hpp>
+#include <spk/scalar.hpp>
+
+namespace spk {
+namespace impl {
+
+template <class Matrix, class XView, class YView, bool Trans>
+struct CsrStagedSpmv {
+  using S = typename Matrix::value_type;
+  using O = typename Matrix::ordinal_type;
+  using F = typename Matrix::size_type;
+  using exec = typename Matrix::execution_space;
+  using member = typename Kokkos::TeamPolicy<exec>::member_type;
+  using traits = scalar_traits<S>;
+  using warp = Warp<exec>;
+  static constexpr int lanes = warp::size;
+  static constexpr int in_flight = 4;  // x loads a lane issues before using them
+  using values_scratch =
+      Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using index_scratch =
+      Kokkos::View<O*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  typename Matrix::row_map_type::const_type row_map;
+  typename Matrix::index_type::const_type col_idx;
+  typename Matrix::values_type::const_type values;
+  random_access_t<XView> x;
+  YView y;
+  S alpha, beta;
+  bool beta_zero;
+  bool conj;   // op = H
+  O nrows;
+  int vector;  // lanes per row V, a power of two <= lanes
+  int chunk;   // entries a warp stages at a time, lanes * K
+
+  static std::size_t scratch_bytes(int warps, int chunk) {
+    const std::size_t n = std::size_t(warps) * std::size_t(chunk);
+    return values_scratch::shmem_size(n) + index_scratch::shmem_size(n);
+  }
+
+  /// The slot of chunk position q: q with its low bits flipped by its block of 32 (a
+  /// permutation within each block; the identity on CPU backends, where lanes == 1).
+  KOKKOS_INLINE_FUNCTION static int slot(int q) { return q ^ ((q / lanes) & (lanes - 1)); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    const int lane = warp::lane();
+    const int rows_per_warp = lanes / vector;
+    const std::int64_t w =
+        std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
+    const std::int64_t first = w * rows_per_warp;
+    if (first >= std::int64_t(nrows)) return;  // the same for every lane of the warp
+    const O r0 = O(first);
+    const O rend = r0 + O(rows_per_warp) < nrows ? O(r0 + rows_per_warp) : nrows;
+    const O r = O(r0 + lane / vector);
+    const int j = lane % vector;  // the lane's place among its row's lanes
+    const bool owns = r < rend;
+    const F eb = row_map(r0), ee = row_map(rend);
+    // lanes without a row take an empty range at the end
+    const F rb = owns ? row_map(r) : ee, re = owns ? row_map(r + 1) : ee;
+
+    values_scratch all_v(team.team_scratch(0), std::size_t(team.team_size()) * chunk);
+    index_scratch all_c(team.team_scratch(0), std::size_t(team.team_size()) * chunk);
+    S* sv = all_v.data() + std::size_t(team.team_rank()) * chunk;
+    O* sc = all_c.data() + std::size_t(team.team_rank()) * chunk;
+
+    S acc[in_flight];
+    for (int u = 0; u < in_flight; ++u) acc[u] = traits::zero();
+    const S xr = Trans && owns ? alpha * x(r) : traits::zero();
+    F next = rb + F(j);  // the lane's next entry
+    for (F cb = eb - eb % F(lanes); cb < ee; cb += F(chunk)) {
+      const F ce = cb + F(chunk) < ee ? cb + F(chunk) : ee;
+      for (int q = lane; q < chunk; q += lanes) {
+        const F k = cb + F(q);
+        const bool in = k >= eb && k < ce;
+        sc[slot(q)] = in ? stream_load(col_idx.data() + k) : O(0);
+        sv[slot(q)] = in ? stream_load(values.data() + k) : traits::zero();
+      }
+      warp::sync();
+      const F lim = re < ce ? re : ce;
+      while (next < lim) {
+        O c[in_flight];
+        S v[in_flight];
+        for (int u = 0; u < in_flight; ++u) {
+          const F k = next + F(u) * F(vector);
+          const bool in = k < lim;
+          const int q = slot(int(k - cb));
+          c[u] = in ? sc[q] : O(0);
+          v[u] = in ? sv[q] : traits::zero();
+          if (!Trans) acc[u] += in ? v[u] * x(c[u]) : traits::zero();
+        }
+        if (Trans) {
+          for (int u = 0; u < in_flight; ++u)
+            if (next + F(u) * F(vector) < lim)
+              atomic_add_value(&y(c[u]), (conj ? traits::conj(v[u]) : v[u]) * xr);
+        }
+        next += F(in_flight) * F(vector);
+      }
+      // the loop may have stepped past the chunk: back to this lane's first entry after it
+      if (next > ce) next = ce + (next - ce) % F(vector);
+      warp::sync();  // the next chunk overwrites the slots
+    }
+    if (Trans) return;
+    S sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (int d = vector / 2; d > 0; d /= 2) sum += warp::shfl(sum, lane ^ d);
+    if (owns && j == 0) y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
+  }
+};
+
+template <bool Trans, class Matrix, class XView, class YView>
+void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
+                            const Matrix& a, const XView& x, typename Matrix::value_type beta,
+                            const YView& y) {
+  using S = typename Matrix::value_type;
+  using exec = typename Matrix::execution_space;
+  using functor = CsrStagedSpmv<Matrix, XView, YView, Trans>;
+  const int lanes = functor::lanes;
+  const int vector = p.vector_length < lanes ? p.vector_length : lanes;
+  const int chunk = lanes * p.entries_per_lane;
+  const int warps = is_gpu_space<exec>() ? p.team_size : 1;
+  functor f{a.row_map(),
+            a.col_idx(),
+            a.values(),
+            x,
+            y,
+            alpha,
+            beta,
+            beta == scalar_traits<S>::zero(),
+            mode == Mode::H,
+            a.nrows(),
+            vector,
+            chunk};
+  const std::int64_t rows_per_warp = lanes / vector;
+  const std::int64_t nwarps = (std::int64_t(a.nrows()) + rows_per_warp - 1) / rows_per_warp;
+  const std::int64_t league = (nwarps + warps - 1) / warps;
+  Kokkos::TeamPolicy<exec> policy(league, warps, lanes);
+  check_team_size(policy, f, warps, lanes);
+  Kokkos::parallel_for(
+      Trans ? "spk::csr_spmv_staged_t" : "spk::csr_spmv_staged",
+      policy.set_scratch_size(0, Kokkos::PerTeam(functor::scratch_bytes(warps, chunk))), f);
+}
+
+/// Staged kernel: a warp stages its rows' entries in shared memory (see the file comment).
+template <class Matrix, class XView, class YView>
+void csr_spmv_staged(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
+                     const Matrix& a, const XView& x, typename Matrix::value_type beta,
+                     const YView& y) {
+  using exec = typename Matrix::execution_space;
+  const bool trans = mode != Mode::N;
+  if (trans) scale_vector(exec(), beta, y);
+  if (a.nrows() == 0) return;
+  if (trans)
+    csr_spmv_staged_launch<true>(p, mode, alpha, a, x, beta, y);
+  else
+    csr_spmv_staged_launch<false>(p, mode, alpha, a, x, beta, y);
+}
+
+}  // namespace impl
+}  // namespace spk
