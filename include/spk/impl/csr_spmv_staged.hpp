@@ -4,8 +4,8 @@
 // its share of the team scratch, a chunk of 32 * K entries at a time: lane l loads entries
 // l, l + 32, ... of the chunk (fully coalesced streaming loads, K of each array in flight per
 // lane, chunks aligned to 32 entries). After a __syncwarp each row's V lanes sum its entries
-// in the chunk from shared memory (lane j of a row takes entries j, j + V, ...; four x loads in
-// flight) and a shuffle over the V lanes completes the row. No team barriers, no atomics for
+// in the chunk from shared memory (lane j of a row takes entries j, j + V, ...; eight x loads
+// in flight) and a shuffle over the V lanes completes the row. No team barriers, no atomics for
 // op = N, no partial sums across warps.
 //
 // Why: one row per thread reads x the way ELL does (lanes at the same position of consecutive
@@ -14,18 +14,21 @@
 // Staging gives the entry loads of the nnz-balanced kernels (coalesced, read once) with the
 // x reads of one row per lane, and a warp waits only on itself.
 //
-// Shared-memory slots are swizzled (slot q ^ (q / 32) within each block of 32) so that lanes
-// reading rows of an even length (16 entries: the same bank for every lane) spread over the
-// banks. For op = T / H a row's lanes scatter their products into y with atomics.
+// With one lane per row and rows of an even mean length the shared-memory slots are swizzled
+// (slot q ^ (q / 32) within each block of 32) so that lanes reading rows of 16 entries (the
+// same bank for every lane without it) spread over the banks. For op = T / H a row's lanes
+// scatter their products into y with atomics.
 //
 // Rows much longer than 32 * K / (32 / V) make a warp take several chunks with few lanes busy;
 // the default heuristic uses the kernel for regular, short rows only (csr_spmv_params.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <cmath>
 #include <cstdint>
 
 #include <spk/csr_spmv_params.hpp>
+#include <spk/impl/csr_analysis.hpp>
 #include <spk/impl/csr_spmv.hpp>
 #include <spk/impl/warp.hpp>
 #include <spk/mode.hpp>
@@ -34,7 +37,7 @@
 namespace spk {
 namespace impl {
 
-template <class Matrix, class XView, class YView, bool Trans>
+template <class Matrix, class XView, class YView, int K, bool Trans>
 struct CsrStagedSpmv {
   using S = typename Matrix::value_type;
   using O = typename Matrix::ordinal_type;
@@ -44,7 +47,8 @@ struct CsrStagedSpmv {
   using traits = scalar_traits<S>;
   using warp = Warp<exec>;
   static constexpr int lanes = warp::size;
-  static constexpr int in_flight = 4;  // x loads a lane issues before using them
+  static constexpr int in_flight = 8;  // x loads a lane issues before using them
+  static constexpr int chunk = lanes * K;  // entries a warp stages at a time
   using values_scratch =
       Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   using index_scratch =
@@ -59,17 +63,19 @@ struct CsrStagedSpmv {
   bool beta_zero;
   bool conj;   // op = H
   O nrows;
-  int vector;  // lanes per row V, a power of two <= lanes
-  int chunk;   // entries a warp stages at a time, lanes * K
+  int vector;    // lanes per row V, a power of two <= lanes
+  bool swizzle;  // permute the slots (rows of an even length, one lane each)
 
-  static std::size_t scratch_bytes(int warps, int chunk) {
+  static std::size_t scratch_bytes(int warps) {
     const std::size_t n = std::size_t(warps) * std::size_t(chunk);
     return values_scratch::shmem_size(n) + index_scratch::shmem_size(n);
   }
 
-  /// The slot of chunk position q: q with its low bits flipped by its block of 32 (a
-  /// permutation within each block; the identity on CPU backends, where lanes == 1).
-  KOKKOS_INLINE_FUNCTION static int slot(int q) { return q ^ ((q / lanes) & (lanes - 1)); }
+  /// The slot of chunk position q: with swizzle, q with its low bits flipped by its block of
+  /// 32 (a permutation within each block; the identity on CPU backends, where lanes == 1).
+  KOKKOS_INLINE_FUNCTION int slot(int q) const {
+    return swizzle ? q ^ ((q / lanes) & (lanes - 1)) : q;
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const int lane = warp::lane();
@@ -92,20 +98,27 @@ struct CsrStagedSpmv {
     S* sv = all_v.data() + std::size_t(team.team_rank()) * chunk;
     O* sc = all_c.data() + std::size_t(team.team_rank()) * chunk;
 
-    S acc[in_flight];
-    for (int u = 0; u < in_flight; ++u) acc[u] = traits::zero();
+    S acc0 = traits::zero(), acc1 = traits::zero();
     const S xr = Trans && owns ? alpha * x(r) : traits::zero();
     F next = rb + F(j);  // the lane's next entry
     for (F cb = eb - eb % F(lanes); cb < ee; cb += F(chunk)) {
       const F ce = cb + F(chunk) < ee ? cb + F(chunk) : ee;
-      for (int q = lane; q < chunk; q += lanes) {
-        const F k = cb + F(q);
+      // every load of the chunk before the first store: K of each array in flight
+      O lc[K];
+      S lv[K];
+      for (int i = 0; i < K; ++i) {
+        const F k = cb + F(lane + i * lanes);
         const bool in = k >= eb && k < ce;
-        sc[slot(q)] = in ? stream_load(col_idx.data() + k) : O(0);
-        sv[slot(q)] = in ? stream_load(values.data() + k) : traits::zero();
+        lc[i] = in ? stream_load(col_idx.data() + k) : O(0);
+        lv[i] = in ? stream_load(values.data() + k) : traits::zero();
+      }
+      for (int i = 0; i < K; ++i) {
+        sc[slot(lane + i * lanes)] = lc[i];
+        sv[slot(lane + i * lanes)] = lv[i];
       }
       warp::sync();
       const F lim = re < ce ? re : ce;
+      const F start = next;
       while (next < lim) {
         O c[in_flight];
         S v[in_flight];
@@ -115,7 +128,13 @@ struct CsrStagedSpmv {
           const int q = slot(int(k - cb));
           c[u] = in ? sc[q] : O(0);
           v[u] = in ? sv[q] : traits::zero();
-          if (!Trans) acc[u] += in ? v[u] * x(c[u]) : traits::zero();
+          if (!Trans) {
+            const S p = in ? v[u] * x(c[u]) : traits::zero();
+            if (u % 2 == 0)
+              acc0 += p;
+            else
+              acc1 += p;
+          }
         }
         if (Trans) {
           for (int u = 0; u < in_flight; ++u)
@@ -125,27 +144,32 @@ struct CsrStagedSpmv {
         next += F(in_flight) * F(vector);
       }
       // the loop may have stepped past the chunk: back to this lane's first entry after it
-      if (next > ce) next = ce + (next - ce) % F(vector);
+      // (a lane whose row begins in a later chunk has not moved)
+      if (next > start && next > ce) next = ce + (next - ce) % F(vector);
       warp::sync();  // the next chunk overwrites the slots
     }
     if (Trans) return;
-    S sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    S sum = acc0 + acc1;
     for (int d = vector / 2; d > 0; d /= 2) sum += warp::shfl(sum, lane ^ d);
     if (owns && j == 0) y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
   }
 };
 
-template <bool Trans, class Matrix, class XView, class YView>
+template <int K, bool Trans, class Matrix, class XView, class YView>
 void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
                             const Matrix& a, const XView& x, typename Matrix::value_type beta,
                             const YView& y) {
   using S = typename Matrix::value_type;
   using exec = typename Matrix::execution_space;
-  using functor = CsrStagedSpmv<Matrix, XView, YView, Trans>;
+  using functor = CsrStagedSpmv<Matrix, XView, YView, K, Trans>;
   const int lanes = functor::lanes;
   const int vector = p.vector_length < lanes ? p.vector_length : lanes;
-  const int chunk = lanes * p.entries_per_lane;
   const int warps = is_gpu_space<exec>() ? p.team_size : 1;
+  // one lane per row reads slots a row length apart: an odd length spreads over the banks by
+  // itself, an even one (16: every lane on two banks) needs the swizzle, which costs about 2x
+  // in conflicts on odd lengths
+  const double mean = row_stats(a).mean;
+  const bool swizzle = vector == 1 && std::llround(mean) % 2 == 0;
   functor f{a.row_map(),
             a.col_idx(),
             a.values(),
@@ -157,15 +181,27 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
             mode == Mode::H,
             a.nrows(),
             vector,
-            chunk};
+            swizzle};
   const std::int64_t rows_per_warp = lanes / vector;
   const std::int64_t nwarps = (std::int64_t(a.nrows()) + rows_per_warp - 1) / rows_per_warp;
   const std::int64_t league = (nwarps + warps - 1) / warps;
   Kokkos::TeamPolicy<exec> policy(league, warps, lanes);
   check_team_size(policy, f, warps, lanes);
-  Kokkos::parallel_for(
-      Trans ? "spk::csr_spmv_staged_t" : "spk::csr_spmv_staged",
-      policy.set_scratch_size(0, Kokkos::PerTeam(functor::scratch_bytes(warps, chunk))), f);
+  Kokkos::parallel_for(Trans ? "spk::csr_spmv_staged_t" : "spk::csr_spmv_staged",
+                       policy.set_scratch_size(0, Kokkos::PerTeam(functor::scratch_bytes(warps))),
+                       f);
+}
+
+template <bool Trans, class Matrix, class XView, class YView>
+void csr_spmv_staged_k(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
+                       const Matrix& a, const XView& x, typename Matrix::value_type beta,
+                       const YView& y) {
+  switch (p.entries_per_lane) {
+    case 4: csr_spmv_staged_launch<4, Trans>(p, mode, alpha, a, x, beta, y); break;
+    case 16: csr_spmv_staged_launch<16, Trans>(p, mode, alpha, a, x, beta, y); break;
+    case 32: csr_spmv_staged_launch<32, Trans>(p, mode, alpha, a, x, beta, y); break;
+    default: csr_spmv_staged_launch<8, Trans>(p, mode, alpha, a, x, beta, y); break;
+  }
 }
 
 /// Staged kernel: a warp stages its rows' entries in shared memory (see the file comment).
@@ -178,9 +214,9 @@ void csr_spmv_staged(const CsrSpmvParams& p, Mode mode, typename Matrix::value_t
   if (trans) scale_vector(exec(), beta, y);
   if (a.nrows() == 0) return;
   if (trans)
-    csr_spmv_staged_launch<true>(p, mode, alpha, a, x, beta, y);
+    csr_spmv_staged_k<true>(p, mode, alpha, a, x, beta, y);
   else
-    csr_spmv_staged_launch<false>(p, mode, alpha, a, x, beta, y);
+    csr_spmv_staged_k<false>(p, mode, alpha, a, x, beta, y);
 }
 
 }  // namespace impl
