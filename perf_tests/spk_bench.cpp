@@ -339,8 +339,10 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
     }
   }
   // staged: lanes per row by the default rule and around it, chunks of 128 to 512 entries
-  for (int v : gpu ? std::vector<int>{0, 1, 2, 4, 8} : std::vector<int>{0}) {
-    for (int k : gpu ? std::vector<int>{4, 8, 16} : std::vector<int>{8}) {
+  // (op = T / H: the default only; its products are scattered with atomics)
+  const bool sweep = gpu && mode == spk::Mode::N;
+  for (int v : sweep ? std::vector<int>{0, 1, 2, 4, 8} : std::vector<int>{0}) {
+    for (int k : sweep ? std::vector<int>{4, 8, 16} : std::vector<int>{8}) {
       p = {};
       p.variant = V::staged;
       p.vector_length = v;
@@ -348,7 +350,7 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
       add(p);
     }
   }
-  if (gpu) {
+  if (sweep) {
     for (int t : {2, 8}) {
       p = {};
       p.variant = V::staged;

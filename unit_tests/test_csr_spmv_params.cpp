@@ -42,36 +42,29 @@ TEST_CASE("csr spmv params: the staged kernel's lanes per row fit a warp's rows 
 
 TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   using V = spk::CsrSpmvVariant;
-  // large 2D 5-point Poisson: one row per thread
-  auto p = spk::choose_csr_spmv_params(stats(5'000'000, 5.0, 0.1, 5), true);
-  CHECK(p.variant == V::thread);
-  CHECK(p.vector_length == 1);
-  CHECK(p.team_size == 256);
-  // large banded, 16 per row: the warp kernel, 8 nonzeros per lane, 4 warps per team
-  p = spk::choose_csr_spmv_params(stats(2'000'000, 16.0, 0.0, 16), true);
-  CHECK(p.variant == V::warp);
-  CHECK(p.entries_per_lane == 8);
-  CHECK(p.team_size == 4);
-  CHECK(spk::describe(p) == "warp-k8-t4");
-  // PSBLAS pdeN (7 per row): windows of 4096
-  p = spk::choose_csr_spmv_params(stats(4'096'000, 7.0, 0.5, 7), true);
-  CHECK(p.variant == V::balanced);
-  CHECK(p.chunk_nnz == 4096);
-  // long rows: windows of 2048, 4096 above 32M nonzeros
-  p = spk::choose_csr_spmv_params(stats(1'000'000, 27.0, 1.0, 27), true);
-  CHECK(p.variant == V::balanced);
-  CHECK(p.chunk_nnz == 2048);
+  // large 2D 5-point Poisson, 3D 7-point stencils, PSBLAS pdeN, banded 16 per row: the staged
+  // kernel, one lane per row, chunks of 256 entries, 4 warps per team
+  for (const auto& st : {stats(5'000'000, 5.0, 0.1, 5), stats(20'000'000, 7.0, 0.3, 7),
+                         stats(4'096'000, 7.0, 0.5, 7), stats(2'000'000, 16.0, 0.0, 16)}) {
+    const auto q = spk::choose_csr_spmv_params(st, true);
+    CHECK(spk::describe(q) == "staged-v1-k8-t4");
+  }
+  // 17 and 27 per row: staged with 4 lanes per row
+  auto p = spk::choose_csr_spmv_params(stats(2'000'000, 17.0, 0.0, 17), true);
+  CHECK(spk::describe(p) == "staged-v4-k8-t4");
   p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true);
-  CHECK(p.variant == V::balanced);
-  CHECK(p.chunk_nnz == 4096);
+  CHECK(spk::describe(p) == "staged-v4-k8-t4");
+  // longer rows: windows of 2048, 4096 above 32M nonzeros
   p = spk::choose_csr_spmv_params(stats(500'000, 44.0, 10.0, 90), true);
   CHECK(p.variant == V::balanced);
   CHECK(p.chunk_nnz == 2048);
   CHECK(p.threads_per_team == 256);
-  // very large 3D 7-point stencil: windows of 4096
-  p = spk::choose_csr_spmv_params(stats(20'000'000, 7.0, 0.3, 7), true);
+  p = spk::choose_csr_spmv_params(stats(1'000'000, 40.0, 1.0, 40), true);
   CHECK(p.variant == V::balanced);
   CHECK(p.chunk_nnz == 4096);
+  // below the large-matrix size the staged kernel is not chosen
+  p = spk::choose_csr_spmv_params(stats(100'000, 7.0, 0.3, 7), true);
+  CHECK(p.variant == V::vector);
   // small regular (cache-resident): full-warp vectors, one row each
   p = spk::choose_csr_spmv_params(stats(10'000, 13.0, 2.0, 20), true);
   CHECK(p.variant == V::vector);

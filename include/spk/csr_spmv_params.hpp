@@ -109,11 +109,11 @@ constexpr std::int64_t huge_nnz = 64 << 20;
 
 /// Completes `p` (fills every zero / automatic field) for a matrix with statistics `s`, the
 /// product op(A) = `mode`, on an execution space that is a GPU (`gpu`) or a CPU backend.
-/// GPU rules (from the H200 suite in docs/PERFORMANCE.md): irregular rows use nnz-balanced
-/// windows (op = N) or runs (op = T / H). Regular op = N: large matrices (streamed from memory)
-/// use one row per thread for mean row length <= 6, the warp kernel (8 nonzeros per lane) for
-/// 12 < mean <= 20 and windows of nonzeros otherwise; small (cache-resident) ones use vectors of
-/// 32 lanes. Regular op = T / H scatters with vectors of about the mean length (rounded
+/// GPU rules (from the H100 and H200 suites in docs/PERFORMANCE.md): irregular rows use
+/// nnz-balanced windows (op = N) or runs (op = T / H). Regular op = N: large matrices (streamed
+/// from memory) use the staged kernel for mean row length <= 32 (one lane per row up to 16,
+/// else the fewest lanes whose warp's rows fit a chunk of 256 entries) and windows of nonzeros
+/// above; small (cache-resident) ones use vectors of 32 lanes. Regular op = T / H scatters with vectors of about the mean length (rounded
 /// down). CPU backends use one row per thread in chunks of rows, dynamically scheduled for
 /// irregular rows.
 /// Throws std::invalid_argument for out-of-range explicit values. O(1).
@@ -125,15 +125,11 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
     if (irregular)
       p.variant = CsrSpmvVariant::balanced;
     else if (gpu && mode == Mode::N && s.nnz >= large_nnz) {
-      // streaming from memory (H200 suite, docs/PERFORMANCE.md): short rows one per thread
-      // (by nnz windows once the matrix is very large), 7-12 per row and long rows by nnz
-      // windows, 12-20 per row by warps of aligned nonzero runs
-      if (s.mean <= 6.0)
-        p.variant = s.nnz >= huge_nnz ? CsrSpmvVariant::balanced : CsrSpmvVariant::thread;
-      else if (s.mean > 12.0 && s.mean <= 20.0) {
-        p.variant = CsrSpmvVariant::warp;
-        if (p.entries_per_lane == 0) p.entries_per_lane = 8;
-        if (p.team_size == 0) p.team_size = 4;
+      // streaming from memory (H100 suite, docs/PERFORMANCE.md): rows of up to 32 entries
+      // staged by warps, one lane per row up to 16 entries; longer rows by nnz windows
+      if (s.mean <= 32.0) {
+        p.variant = CsrSpmvVariant::staged;
+        if (p.vector_length == 0 && s.mean <= 16.0) p.vector_length = 1;
       } else
         p.variant = CsrSpmvVariant::balanced;
     } else if (gpu && mode == Mode::N) {
