@@ -202,6 +202,25 @@ TEST_CASE("csr spmv: alpha and beta convert to the matrix value type") {
   CHECK(yc(0) == Kokkos::complex<double>(0.0, 0.0));
 }
 
+TEST_CASE_TEMPLATE_DEFINE("csr spmv: a staged schedule beyond the team scratch throws", Device,
+                          csr_spmv_staged_scratch) {
+  using exec = typename Device::execution_space;
+  const auto a = spk::copy_to<Device>(spk_test::random_csr<double, int>(200, 200, 5, 8));
+  Kokkos::View<double*, Device> x("x", 200), y("y", 200);
+  spk::CsrSpmvParams p;
+  p.variant = spk::CsrSpmvVariant::staged;
+  p.entries_per_lane = 32;
+  p.team_size = 32;  // on a GPU: 32 warps x 1024 entries x 12 bytes, about 393 KB
+  if (spk::impl::is_gpu_space<exec>()) {
+    CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x, 0.0, y, p),
+                         doctest::Contains("bytes of team scratch, more than the maximum"),
+                         std::invalid_argument);
+  } else {  // one lane and one warp per team: 32 entries fit
+    CHECK_NOTHROW(spk::spmv(spk::Mode::N, 1.0, a, x, 0.0, y, p));
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(csr_spmv_staged_scratch, spk_test::all_devices);
+
 TEST_CASE("csr spmv: wrong vector sizes throw with both sizes") {
   const auto a = spk_test::random_csr<double, int>(5, 4, 2, 1);
   Kokkos::View<double*, Kokkos::HostSpace> x("x", 5), y("y", 5);

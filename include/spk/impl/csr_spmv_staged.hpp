@@ -28,6 +28,7 @@
 #include <cstdint>
 
 #include <spk/csr_spmv_params.hpp>
+#include <spk/error.hpp>
 #include <spk/impl/csr_analysis.hpp>
 #include <spk/impl/csr_spmv.hpp>
 #include <spk/impl/warp.hpp>
@@ -187,9 +188,13 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
   const std::int64_t league = (nwarps + warps - 1) / warps;
   Kokkos::TeamPolicy<exec> policy(league, warps, lanes);
   check_team_size(policy, f, warps, lanes);
+  const std::size_t bytes = functor::scratch_bytes(warps);
+  require(bytes <= std::size_t(policy.scratch_size_max(0)), "spk::spmv", "staged kernel: ",
+          warps, " warps of ", functor::chunk, " staged entries need ", bytes,
+          " bytes of team scratch, more than the maximum ", policy.scratch_size_max(0),
+          " (lower team_size or entries_per_lane)");
   Kokkos::parallel_for(Trans ? "spk::csr_spmv_staged_t" : "spk::csr_spmv_staged",
-                       policy.set_scratch_size(0, Kokkos::PerTeam(functor::scratch_bytes(warps))),
-                       f);
+                       policy.set_scratch_size(0, Kokkos::PerTeam(bytes)), f);
 }
 
 template <bool Trans, class Matrix, class XView, class YView>
