@@ -102,6 +102,16 @@ std::vector<spk::CsrSpmvParams> schedules() {
       all.push_back(p);
     }
   }
+  for (int v : {8, 16}) {  // the other lane counts, the other chunk sizes, one warp per team
+    for (int k : {8, 32}) {
+      p = {};
+      p.variant = V::staged;
+      p.vector_length = v;
+      p.entries_per_lane = k;
+      p.team_size = 1;
+      all.push_back(p);
+    }
+  }
   p = {};
   p.transpose = spk::TransposeMethod::explicit_;
   all.push_back(p);
@@ -202,22 +212,18 @@ TEST_CASE("csr spmv: alpha and beta convert to the matrix value type") {
   CHECK(yc(0) == Kokkos::complex<double>(0.0, 0.0));
 }
 
-TEST_CASE_TEMPLATE_DEFINE("csr spmv: a staged schedule beyond the team scratch throws", Device,
-                          csr_spmv_staged_scratch) {
-  using exec = typename Device::execution_space;
-  const auto a = spk::copy_to<Device>(spk_test::random_csr<double, int>(200, 200, 5, 8));
-  Kokkos::View<double*, Device> x("x", 200), y("y", 200);
+TEST_CASE_TEMPLATE_DEFINE("csr spmv: staged chunks beyond shared memory run from level 1",
+                          Device, csr_spmv_staged_scratch) {
+  // on a GPU 32 warps of 1024 staged entries need about 393 KB (double) or 655 KB (complex
+  // double) of team scratch, more than shared memory: the kernel takes global scratch instead
   spk::CsrSpmvParams p;
   p.variant = spk::CsrSpmvVariant::staged;
   p.entries_per_lane = 32;
-  p.team_size = 32;  // on a GPU: 32 warps x 1024 entries x 12 bytes, about 393 KB
-  if (spk::impl::is_gpu_space<exec>()) {
-    CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x, 0.0, y, p),
-                         doctest::Contains("bytes of team scratch, more than the maximum"),
-                         std::invalid_argument);
-  } else {  // one lane and one warp per team: 32 entries fit
-    CHECK_NOTHROW(spk::spmv(spk::Mode::N, 1.0, a, x, 0.0, y, p));
-  }
+  p.team_size = 32;
+  p.vector_length = 2;
+  const auto a = spk_test::random_csr<double, int>(3000, 700, 20, 8);
+  for (spk::Mode mode : {spk::Mode::N, spk::Mode::T})
+    check_spmv<Device>(a, mode, 1.5, -0.5, 9, p);
 }
 TEST_CASE_TEMPLATE_APPLY(csr_spmv_staged_scratch, spk_test::all_devices);
 

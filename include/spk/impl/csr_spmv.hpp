@@ -265,6 +265,9 @@ struct CsrBalancedSpmv {
             Kokkos::TeamThreadRange(team, b, e), [&](const F k, S& acc) { acc += prod(k - wbeg); },
             sum);
         Kokkos::single(Kokkos::PerTeam(team), [&]() { store(s, r, has_tail, w, wend, sum); });
+        // the next team reduction reuses the buffer this one broadcast its result through
+        // (compute-sanitizer racecheck reported a wrong sum without this barrier)
+        team.team_barrier();
       }
       return;
     }

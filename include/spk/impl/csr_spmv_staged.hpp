@@ -1,7 +1,8 @@
 // spk/impl/csr_spmv_staged.hpp: the staged kernel of CSR SpMV (CsrSpmvVariant::staged).
 //
 // A warp takes 32 / V consecutive rows, V lanes per row. It stages the entries of its rows in
-// its share of the team scratch, a chunk of 32 * K entries at a time: lane l loads entries
+// its share of the team scratch (shared memory; global memory, scratch level 1, for teams
+// whose chunks do not fit), a chunk of 32 * K entries at a time: lane l loads entries
 // l, l + 32, ... of the chunk (fully coalesced streaming loads, K of each array in flight per
 // lane, chunks aligned to 32 entries). After a __syncwarp each row's V lanes sum its entries
 // in the chunk from shared memory (lane j of a row takes entries j, j + V, ...; eight x loads
@@ -66,6 +67,7 @@ struct CsrStagedSpmv {
   O nrows;
   int vector;    // lanes per row V, a power of two <= lanes
   bool swizzle;  // permute the slots (rows of an even length, one lane each)
+  int scratch_level = 0;
 
   static std::size_t scratch_bytes(int warps) {
     const std::size_t n = std::size_t(warps) * std::size_t(chunk);
@@ -85,30 +87,34 @@ struct CsrStagedSpmv {
         std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
     const std::int64_t first = w * rows_per_warp;
     if (first >= std::int64_t(nrows)) return;  // the same for every lane of the warp
-    const O r0 = O(first);
-    const O rend = r0 + O(rows_per_warp) < nrows ? O(r0 + rows_per_warp) : nrows;
-    const O r = O(r0 + lane / vector);
+    // positions in 64 bits: a matrix whose offsets nearly fill a 32-bit F must not wrap at
+    // its last chunk; the inner loop works in int offsets within one chunk
+    const std::int64_t rend = first + rows_per_warp < std::int64_t(nrows)
+                                  ? first + rows_per_warp
+                                  : std::int64_t(nrows);
+    const std::int64_t r = first + lane / vector;
     const int j = lane % vector;  // the lane's place among its row's lanes
     const bool owns = r < rend;
-    const F eb = row_map(r0), ee = row_map(rend);
+    const std::int64_t eb = row_map(O(first)), ee = row_map(O(rend));
     // lanes without a row take an empty range at the end
-    const F rb = owns ? row_map(r) : ee, re = owns ? row_map(r + 1) : ee;
+    const std::int64_t rb = owns ? std::int64_t(row_map(O(r))) : ee;
+    const std::int64_t re = owns ? std::int64_t(row_map(O(r + 1))) : ee;
 
-    values_scratch all_v(team.team_scratch(0), std::size_t(team.team_size()) * chunk);
-    index_scratch all_c(team.team_scratch(0), std::size_t(team.team_size()) * chunk);
+    values_scratch all_v(team.team_scratch(scratch_level), std::size_t(team.team_size()) * chunk);
+    index_scratch all_c(team.team_scratch(scratch_level), std::size_t(team.team_size()) * chunk);
     S* sv = all_v.data() + std::size_t(team.team_rank()) * chunk;
     O* sc = all_c.data() + std::size_t(team.team_rank()) * chunk;
 
     S acc0 = traits::zero(), acc1 = traits::zero();
-    const S xr = Trans && owns ? alpha * x(r) : traits::zero();
-    F next = rb + F(j);  // the lane's next entry
-    for (F cb = eb - eb % F(lanes); cb < ee; cb += F(chunk)) {
-      const F ce = cb + F(chunk) < ee ? cb + F(chunk) : ee;
+    const S xr = Trans && owns ? alpha * x(O(r)) : traits::zero();
+    std::int64_t next = rb + j;  // the lane's next entry
+    for (std::int64_t cb = eb - eb % lanes; cb < ee; cb += chunk) {
+      const std::int64_t ce = cb + chunk < ee ? cb + chunk : ee;
       // every load of the chunk before the first store: K of each array in flight
       O lc[K];
       S lv[K];
       for (int i = 0; i < K; ++i) {
-        const F k = cb + F(lane + i * lanes);
+        const std::int64_t k = cb + lane + i * lanes;
         const bool in = k >= eb && k < ce;
         lc[i] = in ? stream_load(col_idx.data() + k) : O(0);
         lv[i] = in ? stream_load(values.data() + k) : traits::zero();
@@ -118,41 +124,43 @@ struct CsrStagedSpmv {
         sv[slot(lane + i * lanes)] = lv[i];
       }
       warp::sync();
-      const F lim = re < ce ? re : ce;
-      const F start = next;
-      while (next < lim) {
-        O c[in_flight];
-        S v[in_flight];
-        for (int u = 0; u < in_flight; ++u) {
-          const F k = next + F(u) * F(vector);
-          const bool in = k < lim;
-          const int q = slot(int(k - cb));
-          c[u] = in ? sc[q] : O(0);
-          v[u] = in ? sv[q] : traits::zero();
-          if (!Trans) {
-            const S p = in ? v[u] * x(c[u]) : traits::zero();
-            if (u % 2 == 0)
-              acc0 += p;
-            else
-              acc1 += p;
+      const std::int64_t lim = re < ce ? re : ce;
+      if (next < lim) {  // else the lane's entries lie in a later chunk (or none are left)
+        int q = int(next - cb);
+        const int lq = int(lim - cb);
+        while (q < lq) {
+          O c[in_flight];
+          S v[in_flight];
+          for (int u = 0; u < in_flight; ++u) {
+            const int qu = q + u * vector;
+            const bool in = qu < lq;
+            c[u] = in ? sc[slot(qu)] : O(0);
+            v[u] = in ? sv[slot(qu)] : traits::zero();
+            if (!Trans) {
+              const S p = in ? v[u] * x(c[u]) : traits::zero();
+              if (u % 2 == 0)
+                acc0 += p;
+              else
+                acc1 += p;
+            }
           }
+          if (Trans) {
+            for (int u = 0; u < in_flight; ++u)
+              if (q + u * vector < lq)
+                atomic_add_value(&y(c[u]), (conj ? traits::conj(v[u]) : v[u]) * xr);
+          }
+          q += in_flight * vector;
         }
-        if (Trans) {
-          for (int u = 0; u < in_flight; ++u)
-            if (next + F(u) * F(vector) < lim)
-              atomic_add_value(&y(c[u]), (conj ? traits::conj(v[u]) : v[u]) * xr);
-        }
-        next += F(in_flight) * F(vector);
+        next = cb + q;
+        // the loop may have stepped past the chunk: back to this lane's first entry after it
+        if (next > ce) next = ce + (next - ce) % vector;
       }
-      // the loop may have stepped past the chunk: back to this lane's first entry after it
-      // (a lane whose row begins in a later chunk has not moved)
-      if (next > start && next > ce) next = ce + (next - ce) % F(vector);
       warp::sync();  // the next chunk overwrites the slots
     }
     if (Trans) return;
     S sum = acc0 + acc1;
     for (int d = vector / 2; d > 0; d /= 2) sum += warp::shfl(sum, lane ^ d);
-    if (owns && j == 0) y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
+    if (owns && j == 0) y(O(r)) = beta_zero ? alpha * sum : alpha * sum + beta * y(O(r));
   }
 };
 
@@ -187,14 +195,20 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
   const std::int64_t nwarps = (std::int64_t(a.nrows()) + rows_per_warp - 1) / rows_per_warp;
   const std::int64_t league = (nwarps + warps - 1) / warps;
   Kokkos::TeamPolicy<exec> policy(league, warps, lanes);
-  check_team_size(policy, f, warps, lanes);
+  // the staged chunks live in team scratch: level 0 (shared memory) when they fit, else level 1
   const std::size_t bytes = functor::scratch_bytes(warps);
-  require(bytes <= std::size_t(policy.scratch_size_max(0)), "spk::spmv", "staged kernel: ",
+  const int level = bytes <= std::size_t(policy.scratch_size_max(0)) ? 0 : 1;
+  require(bytes <= std::size_t(policy.scratch_size_max(level)), "spk::spmv", "staged kernel: ",
           warps, " warps of ", functor::chunk, " staged entries need ", bytes,
-          " bytes of team scratch, more than the maximum ", policy.scratch_size_max(0),
+          " bytes of team scratch, more than the maximum ", policy.scratch_size_max(level),
           " (lower team_size or entries_per_lane)");
+  f.scratch_level = level;
+  check_team_size(policy, f, warps, lanes);
+  // y = beta y only after every check, so that a refused call leaves y as it was
+  if (Trans) scale_vector(exec(), beta, y);
+  if (a.nrows() == 0) return;
   Kokkos::parallel_for(Trans ? "spk::csr_spmv_staged_t" : "spk::csr_spmv_staged",
-                       policy.set_scratch_size(0, Kokkos::PerTeam(bytes)), f);
+                       policy.set_scratch_size(level, Kokkos::PerTeam(bytes)), f);
 }
 
 template <bool Trans, class Matrix, class XView, class YView>
@@ -214,10 +228,7 @@ template <class Matrix, class XView, class YView>
 void csr_spmv_staged(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
                      const Matrix& a, const XView& x, typename Matrix::value_type beta,
                      const YView& y) {
-  using exec = typename Matrix::execution_space;
   const bool trans = mode != Mode::N;
-  if (trans) scale_vector(exec(), beta, y);
-  if (a.nrows() == 0) return;
   if (trans)
     csr_spmv_staged_k<true>(p, mode, alpha, a, x, beta, y);
   else
