@@ -27,6 +27,7 @@
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include <spk/csr_spmv_params.hpp>
 #include <spk/error.hpp>
@@ -87,18 +88,14 @@ struct CsrStagedSpmv {
         std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
     const std::int64_t first = w * rows_per_warp;
     if (first >= std::int64_t(nrows)) return;  // the same for every lane of the warp
-    // positions in 64 bits: a matrix whose offsets nearly fill a 32-bit F must not wrap at
-    // its last chunk; the inner loop works in int offsets within one chunk
-    const std::int64_t rend = first + rows_per_warp < std::int64_t(nrows)
-                                  ? first + rows_per_warp
-                                  : std::int64_t(nrows);
-    const std::int64_t r = first + lane / vector;
+    const O r0 = O(first);
+    const O rend = r0 + O(rows_per_warp) < nrows ? O(r0 + rows_per_warp) : nrows;
+    const O r = O(r0 + lane / vector);
     const int j = lane % vector;  // the lane's place among its row's lanes
     const bool owns = r < rend;
-    const std::int64_t eb = row_map(O(first)), ee = row_map(O(rend));
+    const F eb = row_map(r0), ee = row_map(rend);
     // lanes without a row take an empty range at the end
-    const std::int64_t rb = owns ? std::int64_t(row_map(O(r))) : ee;
-    const std::int64_t re = owns ? std::int64_t(row_map(O(r + 1))) : ee;
+    const F rb = owns ? row_map(r) : ee, re = owns ? row_map(r + 1) : ee;
 
     values_scratch all_v(team.team_scratch(scratch_level), std::size_t(team.team_size()) * chunk);
     index_scratch all_c(team.team_scratch(scratch_level), std::size_t(team.team_size()) * chunk);
@@ -106,15 +103,15 @@ struct CsrStagedSpmv {
     O* sc = all_c.data() + std::size_t(team.team_rank()) * chunk;
 
     S acc0 = traits::zero(), acc1 = traits::zero();
-    const S xr = Trans && owns ? alpha * x(O(r)) : traits::zero();
-    std::int64_t next = rb + j;  // the lane's next entry
-    for (std::int64_t cb = eb - eb % lanes; cb < ee; cb += chunk) {
-      const std::int64_t ce = cb + chunk < ee ? cb + chunk : ee;
+    const S xr = Trans && owns ? alpha * x(r) : traits::zero();
+    F next = rb + F(j);  // the lane's next entry
+    for (F cb = eb - eb % F(lanes); cb < ee; cb += F(chunk)) {
+      const F ce = cb + F(chunk) < ee ? cb + F(chunk) : ee;
       // every load of the chunk before the first store: K of each array in flight
       O lc[K];
       S lv[K];
       for (int i = 0; i < K; ++i) {
-        const std::int64_t k = cb + lane + i * lanes;
+        const F k = cb + F(lane + i * lanes);
         const bool in = k >= eb && k < ce;
         lc[i] = in ? stream_load(col_idx.data() + k) : O(0);
         lv[i] = in ? stream_load(values.data() + k) : traits::zero();
@@ -124,43 +121,41 @@ struct CsrStagedSpmv {
         sv[slot(lane + i * lanes)] = lv[i];
       }
       warp::sync();
-      const std::int64_t lim = re < ce ? re : ce;
-      if (next < lim) {  // else the lane's entries lie in a later chunk (or none are left)
-        int q = int(next - cb);
-        const int lq = int(lim - cb);
-        while (q < lq) {
-          O c[in_flight];
-          S v[in_flight];
-          for (int u = 0; u < in_flight; ++u) {
-            const int qu = q + u * vector;
-            const bool in = qu < lq;
-            c[u] = in ? sc[slot(qu)] : O(0);
-            v[u] = in ? sv[slot(qu)] : traits::zero();
-            if (!Trans) {
-              const S p = in ? v[u] * x(c[u]) : traits::zero();
-              if (u % 2 == 0)
-                acc0 += p;
-              else
-                acc1 += p;
-            }
+      const F lim = re < ce ? re : ce;
+      const F start = next;
+      while (next < lim) {
+        O c[in_flight];
+        S v[in_flight];
+        for (int u = 0; u < in_flight; ++u) {
+          const F k = next + F(u) * F(vector);
+          const bool in = k < lim;
+          const int q = slot(int(k - cb));
+          c[u] = in ? sc[q] : O(0);
+          v[u] = in ? sv[q] : traits::zero();
+          if (!Trans) {
+            const S p = in ? v[u] * x(c[u]) : traits::zero();
+            if (u % 2 == 0)
+              acc0 += p;
+            else
+              acc1 += p;
           }
-          if (Trans) {
-            for (int u = 0; u < in_flight; ++u)
-              if (q + u * vector < lq)
-                atomic_add_value(&y(c[u]), (conj ? traits::conj(v[u]) : v[u]) * xr);
-          }
-          q += in_flight * vector;
         }
-        next = cb + q;
-        // the loop may have stepped past the chunk: back to this lane's first entry after it
-        if (next > ce) next = ce + (next - ce) % vector;
+        if (Trans) {
+          for (int u = 0; u < in_flight; ++u)
+            if (next + F(u) * F(vector) < lim)
+              atomic_add_value(&y(c[u]), (conj ? traits::conj(v[u]) : v[u]) * xr);
+        }
+        next += F(in_flight) * F(vector);
       }
+      // the loop may have stepped past the chunk: back to this lane's first entry after it
+      // (a lane whose row begins in a later chunk has not moved)
+      if (next > start && next > ce) next = ce + (next - ce) % F(vector);
       warp::sync();  // the next chunk overwrites the slots
     }
     if (Trans) return;
     S sum = acc0 + acc1;
     for (int d = vector / 2; d > 0; d /= 2) sum += warp::shfl(sum, lane ^ d);
-    if (owns && j == 0) y(O(r)) = beta_zero ? alpha * sum : alpha * sum + beta * y(O(r));
+    if (owns && j == 0) y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
   }
 };
 
@@ -228,7 +223,24 @@ template <class Matrix, class XView, class YView>
 void csr_spmv_staged(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
                      const Matrix& a, const XView& x, typename Matrix::value_type beta,
                      const YView& y) {
+  using F = typename Matrix::size_type;
+  using O = typename Matrix::ordinal_type;
+  using exec = typename Matrix::execution_space;
   const bool trans = mode != Mode::N;
+  // the kernel steps positions in F and rows in O up to a chunk (and 8 steps of a row) past
+  // the end: a matrix that close to their largest value takes the balanced kernel instead
+  const std::uint64_t margin = std::uint64_t(Warp<exec>::size) * (p.entries_per_lane + 16);
+  if (std::uint64_t(a.nnz()) + margin > std::uint64_t(std::numeric_limits<F>::max()) ||
+      std::uint64_t(a.nrows()) + margin > std::uint64_t(std::numeric_limits<O>::max())) {
+    CsrSpmvParams b;
+    b.variant = CsrSpmvVariant::balanced;
+    b = choose_csr_spmv_params(row_stats(a), is_gpu_space<exec>(), b, mode);
+    if (trans)
+      csr_spmv_balanced_t(b, mode, alpha, a, x, beta, y);
+    else
+      csr_spmv_balanced(b, alpha, a, x, beta, y);
+    return;
+  }
   if (trans)
     csr_spmv_staged_k<true>(p, mode, alpha, a, x, beta, y);
   else
