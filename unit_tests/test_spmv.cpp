@@ -212,19 +212,29 @@ TEST_CASE("csr spmv: alpha and beta convert to the matrix value type") {
   CHECK(yc(0) == Kokkos::complex<double>(0.0, 0.0));
 }
 
-TEST_CASE_TEMPLATE_DEFINE("csr spmv: staged chunks beyond shared memory run from level 1",
+TEST_CASE_TEMPLATE_DEFINE("csr spmv: staged chunks beyond shared memory throw, y unchanged",
                           Device, csr_spmv_staged_scratch) {
   // on a GPU 8 warps (the most Kokkos launches with 32 lanes) of 1024 staged entries need
-  // about 98 KB of team scratch in double, more than shared memory: the kernel takes global
-  // scratch instead
+  // about 98 KB of team scratch in double, more than shared memory; on the CPU backends a team
+  // is one lane with 32 entries, which fits
   spk::CsrSpmvParams p;
   p.variant = spk::CsrSpmvVariant::staged;
   p.entries_per_lane = 32;
   p.team_size = 8;
-  p.vector_length = 2;
-  const auto a = spk_test::random_csr<double, int>(3000, 700, 20, 8);
-  for (spk::Mode mode : {spk::Mode::N, spk::Mode::T})
-    check_spmv<Device>(a, mode, 1.5, -0.5, 9, p);
+  const auto host = spk_test::random_csr<double, int>(3000, 700, 20, 8);
+  if (spk::impl::is_gpu_space<typename Device::execution_space>()) {
+    const auto a = spk::copy_to<Device>(host);
+    const auto y0 = spk_test::random_vector<double>(700, 5);
+    const auto x = spk_test::to_view<Device>(spk_test::random_vector<double>(3000, 4));
+    const auto y = spk_test::to_view<Device>(y0);
+    CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::T, 1.0, a, x, 2.0, y, p),
+                         doctest::Contains("bytes of team scratch, more than the maximum"),
+                         std::invalid_argument);
+    CHECK(spk_test::to_vector(y) == y0);  // y = beta y does not run before the checks
+  } else {
+    for (spk::Mode mode : {spk::Mode::N, spk::Mode::T})
+      check_spmv<Device>(host, mode, 1.5, -0.5, 9, p);
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(csr_spmv_staged_scratch, spk_test::all_devices);
 

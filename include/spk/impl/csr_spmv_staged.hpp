@@ -1,8 +1,7 @@
 // spk/impl/csr_spmv_staged.hpp: the staged kernel of CSR SpMV (CsrSpmvVariant::staged).
 //
 // A warp takes 32 / V consecutive rows, V lanes per row. It stages the entries of its rows in
-// its share of the team scratch (shared memory; global memory, scratch level 1, for teams
-// whose chunks do not fit), a chunk of 32 * K entries at a time: lane l loads entries
+// its share of the team scratch (shared memory), a chunk of 32 * K entries at a time: lane l loads entries
 // l, l + 32, ... of the chunk (fully coalesced streaming loads, K of each array in flight per
 // lane, chunks aligned to 32 entries). After a __syncwarp each row's V lanes sum its entries
 // in the chunk from shared memory (lane j of a row takes entries j, j + V, ...; eight x loads
@@ -68,7 +67,6 @@ struct CsrStagedSpmv {
   O nrows;
   int vector;    // lanes per row V, a power of two <= lanes
   bool swizzle;  // permute the slots (rows of an even length, one lane each)
-  int scratch_level = 0;
 
   static std::size_t scratch_bytes(int warps) {
     const std::size_t n = std::size_t(warps) * std::size_t(chunk);
@@ -97,8 +95,8 @@ struct CsrStagedSpmv {
     // lanes without a row take an empty range at the end
     const F rb = owns ? row_map(r) : ee, re = owns ? row_map(r + 1) : ee;
 
-    values_scratch all_v(team.team_scratch(scratch_level), std::size_t(team.team_size()) * chunk);
-    index_scratch all_c(team.team_scratch(scratch_level), std::size_t(team.team_size()) * chunk);
+    values_scratch all_v(team.team_scratch(0), std::size_t(team.team_size()) * chunk);
+    index_scratch all_c(team.team_scratch(0), std::size_t(team.team_size()) * chunk);
     S* sv = all_v.data() + std::size_t(team.team_rank()) * chunk;
     O* sc = all_c.data() + std::size_t(team.team_rank()) * chunk;
 
@@ -190,20 +188,19 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
   const std::int64_t nwarps = (std::int64_t(a.nrows()) + rows_per_warp - 1) / rows_per_warp;
   const std::int64_t league = (nwarps + warps - 1) / warps;
   Kokkos::TeamPolicy<exec> policy(league, warps, lanes);
-  // the staged chunks live in team scratch: level 0 (shared memory) when they fit, else level 1
+  // the staged chunks live in shared memory (level-0 scratch; a runtime level would make every
+  // slot access a generic one: 7-21% slower on the H100, run 13)
   const std::size_t bytes = functor::scratch_bytes(warps);
-  const int level = bytes <= std::size_t(policy.scratch_size_max(0)) ? 0 : 1;
-  require(bytes <= std::size_t(policy.scratch_size_max(level)), "spk::spmv", "staged kernel: ",
+  require(bytes <= std::size_t(policy.scratch_size_max(0)), "spk::spmv", "staged kernel: ",
           warps, " warps of ", functor::chunk, " staged entries need ", bytes,
-          " bytes of team scratch, more than the maximum ", policy.scratch_size_max(level),
+          " bytes of team scratch, more than the maximum ", policy.scratch_size_max(0),
           " (lower team_size or entries_per_lane)");
-  f.scratch_level = level;
   check_team_size(policy, f, warps, lanes);
   // y = beta y only after every check, so that a refused call leaves y as it was
   if (Trans) scale_vector(exec(), beta, y);
   if (a.nrows() == 0) return;
   Kokkos::parallel_for(Trans ? "spk::csr_spmv_staged_t" : "spk::csr_spmv_staged",
-                       policy.set_scratch_size(level, Kokkos::PerTeam(bytes)), f);
+                       policy.set_scratch_size(0, Kokkos::PerTeam(bytes)), f);
 }
 
 template <bool Trans, class Matrix, class XView, class YView>
