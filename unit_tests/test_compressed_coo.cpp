@@ -70,16 +70,25 @@ std::vector<spk::CompressedCooSpmvParams> ccoo_params() {
 }
 
 /// Chunk shapes checked on every matrix: the default (B = 128, K chosen), small chunks (many
-/// windows, rows crossing them) with every K, with and without the value table, and chunks of
-/// 96 and 160 slots (B / 32 odd: fewer slots per lane than asked).
+/// windows, rows crossing them) with every K in both layouts, with and without the value table,
+/// and chunks of 96 and 160 slots (B / 32 odd: fewer slots per lane than asked).
 std::vector<spk::CompressedCooOptions> ccoo_shapes() {
   std::vector<spk::CompressedCooOptions> all{{}};
-  for (int k : {1, 2, 4, 8}) {
-    spk::CompressedCooOptions o;
-    o.threads_per_chunk = 32;
-    o.entries_per_thread = k;
-    all.push_back(o);
-  }
+  for (auto layout : {spk::CompressedCooLayout::slots, spk::CompressedCooLayout::packed})
+    for (int k : {1, 2, 4, 8}) {
+      if (layout == spk::CompressedCooLayout::packed && (k == 1 || k == 4)) continue;
+      spk::CompressedCooOptions o;
+      o.threads_per_chunk = 32;
+      o.entries_per_thread = k;
+      o.layout = layout;
+      all.push_back(o);
+    }
+  spk::CompressedCooOptions packed;  // the packed layout's default K (8) and B
+  packed.layout = spk::CompressedCooLayout::packed;
+  all.push_back(packed);
+  packed.value_table = false;
+  packed.threads_per_chunk = 64;
+  all.push_back(packed);
   spk::CompressedCooOptions raw;
   raw.threads_per_chunk = 64;
   raw.entries_per_thread = 2;
@@ -90,6 +99,8 @@ std::vector<spk::CompressedCooOptions> ccoo_shapes() {
     odd.threads_per_chunk = b;
     odd.entries_per_thread = b == 96 ? 2 : 4;
     all.push_back(odd);
+    odd.layout = spk::CompressedCooLayout::packed;
+    all.push_back(odd);
   }
   return all;
 }
@@ -98,7 +109,7 @@ template <class Device, class S, class O>
 void check_ccoo(const spk_test::HostCsr<S, O>& a, std::uint64_t seed) {
   for (const auto& o : ccoo_shapes()) {
     INFO("B " << o.threads_per_chunk << ", K " << o.entries_per_thread << ", table "
-              << o.value_table);
+              << o.value_table << ", layout " << spk::to_string(o.layout));
     spk_test::check_format<Device>(
         a,
         [&](const spk::CsrMatrix<S, O, int, Device>& d) {
@@ -247,7 +258,10 @@ TEST_CASE_TEMPLATE_DEFINE("compressed coo on the shared real matrices", Device, 
         spk::CompressedCooOptions small;
         small.threads_per_chunk = 32;
         small.entries_per_thread = 2;
-        for (const auto& o : {spk::CompressedCooOptions{}, small}) {
+        spk::CompressedCooOptions packed;
+        packed.threads_per_chunk = 32;
+        packed.layout = spk::CompressedCooLayout::packed;
+        for (const auto& o : {spk::CompressedCooOptions{}, small, packed}) {
           const spk::CompressedCooMatrix<S, int, int, Device> f(a, o);
           spk_test::check_round_trip(host, spk::to_host(f.to_csr()), RoundTrip::without_zeros);
           const S alpha = spk::scalar_traits<S>::make(0.5, complex ? 0.25 : 0.0);
@@ -301,11 +315,17 @@ TEST_CASE("compressed coo: chunk encodings, value table and memory") {
   const auto sd = d.stats();
   CHECK(sd.single_row >= 100000 / 32 - 2);
   CHECK(sd.col8 >= 100000 / 32 - 2);
-  // K by the mean row length: 8 from 4 entries per row, smaller for very short rows
+  // K by the mean row length in the slot layout: 8 from 4 entries per row, smaller for very
+  // short rows; 8 in the packed layout, which pads no row
   CHECK(spk::CompressedCooMatrix<double, int, int, D>(p).entries_per_slot() == 8);
-  CHECK(spk::CompressedCooMatrix<double, int, int, D>(
-            spk_test::random_csr<double, int>(500, 500, 3, 3))
-            .entries_per_slot() == 4);  // rows of 0..6 entries, mean about 3
+  spk::CompressedCooOptions slot_layout;
+  slot_layout.layout = spk::CompressedCooLayout::slots;
+  const auto short_rows = spk_test::random_csr<double, int>(500, 500, 3, 3);  // 0..6, mean ~3
+  CHECK(spk::CompressedCooMatrix<double, int, int, D>(short_rows, slot_layout)
+            .entries_per_slot() == 4);
+  const spk::CompressedCooMatrix<double, int, int, D> short_auto(short_rows);
+  CHECK(short_auto.packed());  // random values, rows padded from ~3 to 4: packed
+  CHECK(short_auto.entries_per_slot() == 8);
   CHECK(spk::impl::default_slot_entries(900, 1000) == 1);
   CHECK(spk::impl::default_slot_entries(1500, 1000) == 2);
   CHECK(spk::impl::default_slot_entries(4000, 1000) == 8);
@@ -318,6 +338,57 @@ TEST_CASE("compressed coo: chunk encodings, value table and memory") {
   CHECK(z.stats().table_values == 0);
   CHECK(std::string(spk::CompressedCooMatrix<double>::name) == "compressed-coo");
 }
+
+TEST_CASE_TEMPLATE_DEFINE("compressed coo: the packed layout", Device, ccoo_packed) {
+  using M = spk::CompressedCooMatrix<double, int, int, Device>;
+  spk::CompressedCooOptions packed;
+  packed.layout = spk::CompressedCooLayout::packed;
+  // rows of one entry and empty rows: a chunk of 128 slots of 8 entries spans up to 1024 rows
+  // (row offsets past 8 bits), a slot up to 8 rows
+  {
+    auto host = spk_test::random_csr<double, int>(5000, 300, 1, 31);
+    const M m(spk::copy_to<Device>(host), packed);
+    CHECK(m.packed());
+    CHECK(m.entries_per_slot() == 8);
+    const auto st = m.stats();
+    CHECK(st.packed);
+    // every row stores its entries or one zero: no other padding than the last chunk's tail
+    std::int64_t stored = 0;
+    for (int i = 0; i < host.nrows(); ++i)
+      stored += std::max(1, host.row_map()(i + 1) - host.row_map()(i));
+    CHECK(st.chunks == (stored + 1023) / 1024);
+    CHECK(st.stored_entries == st.chunks * 1024);
+    spk_test::check_format<Device>(
+        host, [&](const spk::CsrMatrix<double, int, int, Device>& d) { return M(d, packed); },
+        ccoo_params(), 33, RoundTrip::without_zeros);
+  }
+  // 2D 5-point stencil with random values: the slot layout pads rows of 5 to 8 entries, the
+  // packed layout does not; the automatic layout takes it, while the stencil's own values (2
+  // distinct: the table) keep the slot layout
+  spk::generate::GeneratorOptions rnd;
+  rnd.random_values = true;
+  const auto p5 = spk::generate::poisson2d_5pt<double, int, int, Device>(40, rnd);
+  spk::CompressedCooOptions slots;
+  slots.layout = spk::CompressedCooLayout::slots;
+  const M ms(p5, slots), mp(p5, packed), ma(p5);
+  CHECK(!ms.packed());
+  CHECK(mp.packed());
+  CHECK(ma.packed());
+  CHECK(ms.stats().stored_entries >= 8 * 1600);
+  CHECK(mp.stats().stored_entries < 5 * 1600 + 1024);
+  CHECK(double(mp.memory_bytes()) < 0.75 * double(ms.memory_bytes()));
+  CHECK(double(mp.memory_bytes()) < 0.9 * double(p5.memory_bytes()));
+  CHECK(!M(spk::generate::poisson2d_5pt<double, int, int, Device>(40)).packed());
+  // K = 1 pads nothing: the slot layout
+  spk::CompressedCooOptions k1;
+  k1.entries_per_thread = 1;
+  CHECK(!M(p5, k1).packed());
+  // the given K is kept
+  packed.entries_per_thread = 2;
+  CHECK(M(p5, packed).entries_per_slot() == 2);
+  CHECK(std::string(spk::to_string(spk::CompressedCooLayout::packed)) == "packed");
+}
+TEST_CASE_TEMPLATE_APPLY(ccoo_packed, spk_test::all_devices);
 
 TEST_CASE("compressed coo: the value table holds the most frequent values and zero") {
   using D = spk::impl::HostDevice;

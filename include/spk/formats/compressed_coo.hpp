@@ -29,6 +29,19 @@
 
 namespace spk {
 
+/// How the slots of a compressed COO matrix hold its entries (impl/compressed_coo_spmv.hpp).
+enum class CompressedCooLayout {
+  automatic,  ///< packed where values are mostly raw and the slot layout pads rows by >= 10%
+  slots,      ///< a slot holds K entries of one row: rows padded to whole slots, a byte per slot
+  packed      ///< a slot holds the next K entries of any rows: a 32-bit row word per slot
+};
+
+inline const char* to_string(CompressedCooLayout l) {
+  return l == CompressedCooLayout::automatic ? "automatic"
+         : l == CompressedCooLayout::slots   ? "slots"
+                                             : "packed";
+}
+
 /// Options of the conversion CSR -> compressed COO.
 struct CompressedCooOptions {
   /// B: slots (threads) per chunk, a multiple of 32 in [32, 256] (row offsets are 8 bits); 128
@@ -43,6 +56,11 @@ struct CompressedCooOptions {
   /// matrix's 256 most frequent values (value types of at most 8 bytes; complex<double> is
   /// always stored raw).
   bool value_table = true;
+  /// Slot layout or packed layout. The slot layout pads each row to whole slots (5-point rows of
+  /// 5 entries take 8 with K = 8), which costs little when values are 1-byte table indices but
+  /// 60% more value bytes when they are raw; the packed layout stores no padding for a 4-byte
+  /// row word per slot, and its lanes split their slots at row starts.
+  CompressedCooLayout layout = CompressedCooLayout::automatic;
 };
 
 /// Launch parameters of compressed COO SpMV (the chunk shape B x K is the matrix's).
@@ -61,6 +79,7 @@ struct CompressedCooSpmvParams {
   /// slots_per_lane; more at once keeps more bytes in flight but takes more registers, under a
   /// lower bound of teams per SM); a group loads the next group's offsets while its values and
   /// x arrive. 0 = all of them (slots_per_lane), or 1 where slots_per_lane is chosen as 2.
+  /// Always 1 for a matrix in the packed layout.
   int slots_per_load = 0;
 };
 
@@ -76,6 +95,7 @@ inline std::string describe(const CompressedCooSpmvParams& p) {
 
 /// What the chunks of a compressed COO matrix use (counts of chunks).
 struct CompressedCooStats {
+  bool packed = false;  ///< the packed layout (else the slot layout)
   std::int64_t chunks = 0;
   std::int64_t col8 = 0, col16 = 0, col32 = 0;  ///< column offset widths
   std::int64_t table_values = 0;                ///< values as 1-byte table indices
@@ -98,6 +118,7 @@ struct CompressedCooArrays {
   Kokkos::View<S*, D> table;
   int slots = 256;
   int k = 4;
+  bool packed = false;
   double table_coverage = 0;
   double mean_row_slots = 0;        ///< slots per row (an empty row's one counted; the last
                                     ///< chunk's padding slots not)
@@ -265,9 +286,74 @@ inline int default_slot_entries(std::int64_t nnz, std::int64_t nrows) {
   return 1;
 }
 
+/// slot_start(i) = the first slot of row i with k entries per slot (an empty row takes one);
+/// returns the slots in all.
+template <class ExecSpace, class RowMap, class D>
+std::int64_t count_row_slots(const RowMap& row_map,
+                             const Kokkos::View<std::int64_t*, D>& slot_start, const int k) {
+  const std::int64_t nrows = std::int64_t(slot_start.extent(0)) - 1;
+  Kokkos::parallel_for(
+      "spk::ccoo::slots", Range64<ExecSpace>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
+        slot_start(i + 1) = slots_of(std::int64_t(row_map(i + 1)) - std::int64_t(row_map(i)), k);
+      });
+  return row_lengths_to_offsets<ExecSpace>(slot_start);
+}
+
+/// The stored entries of the chunks of a compressed COO matrix being built (see the file comment
+/// of impl/compressed_coo_spmv.hpp): `start(i)` is row i's first slot (slot layout) or first
+/// stored entry (packed layout), `positions` the slots or stored entries in all.
+template <class O, class RowMap, class D>
+struct CooChunkEntries {
+  RowMap row_map;
+  Kokkos::View<std::int64_t*, D> start;
+  Kokkos::View<O*, D> slot_row;  // slot layout: each slot's row (padding slots: the last row)
+  std::int64_t nrows = 0;
+  std::int64_t positions = 0;
+  int B = 0, K = 0;
+  bool packed = false;
+
+  /// The row of slot or stored entry p (the last row past the end).
+  KOKKOS_INLINE_FUNCTION std::int64_t row_of(std::int64_t p) const {
+    if (!packed) return std::int64_t(slot_row(p));
+    return p < positions ? std::int64_t(upper_bound(start, std::int64_t(1), nrows, p)) - 1
+                         : nrows - 1;
+  }
+  /// Whether slot or stored entry p (< positions) is the first of its row.
+  KOKKOS_INLINE_FUNCTION bool begins_row(std::int64_t p) const { return start(row_of(p)) == p; }
+  /// The first position of chunk c.
+  KOKKOS_INLINE_FUNCTION std::int64_t first(std::int64_t c) const {
+    return packed ? c * B * K : c * B;
+  }
+
+  /// Calls f(q, j, row, e) for entry j of slot q of chunk c, in order, with the entry's row and
+  /// its CSR position e, or -1 for a filler (row padding, an empty row's zero, the last chunk's
+  /// tail).
+  template <class Fn>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, const Fn& f) const {
+    std::int64_t i = row_of(first(c));
+    for (int q = 0; q < B; ++q) {
+      const std::int64_t s = c * B + q;
+      if (!packed) i = std::int64_t(slot_row(s));
+      for (int j = 0; j < K; ++j) {
+        // k: the entry's place in its row
+        std::int64_t k;
+        if (packed) {
+          const std::int64_t t = s * K + j;
+          while (i + 1 < nrows && start(i + 1) <= t) ++i;
+          k = t - start(i);
+        } else {
+          k = (s - start(i)) * K + j;
+        }
+        const std::int64_t e = std::int64_t(row_map(i)) + k;
+        f(q, j, i, e < std::int64_t(row_map(i + 1)) ? e : std::int64_t(-1));
+      }
+    }
+  }
+};
+
 /// Compressed COO arrays of `a`, built on its device (see the file comment of
-/// impl/compressed_coo_spmv.hpp for the layout): slots per row and their scan, each slot's row,
-/// the value table, then one thread per chunk measuring it (baseline column, column width,
+/// impl/compressed_coo_spmv.hpp for the layouts): the value table, slots or stored entries per
+/// row and their scan, then one thread per chunk measuring it (baseline column, column width,
 /// table use, single row, neighbours) and, after a scan of the chunk sizes, filling its blob.
 /// O(nnz + nrows) work plus the value table's sorts.
 template <class S, class O, class F, class D>
@@ -299,18 +385,31 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
   r.table = table.values;
   r.table_coverage = table.coverage;
   const bool use_table = table.bits.extent(0) > 0;
-  const int K = opt.entries_per_thread > 0
-                    ? opt.entries_per_thread
-                    : default_slot_entries(std::int64_t(a.nnz()), nrows);
-  r.k = K;
-  // slots: per row, scanned
+  // slots per row for K entries per slot, scanned into slot_start
   Kokkos::View<std::int64_t*, dev> slot_start("spk::ccoo::slot_start", std::size_t(nrows) + 1);
-  Kokkos::parallel_for(
-      "spk::ccoo::slots", Range64<exec>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
-        slot_start(i + 1) = slots_of(std::int64_t(row_map(i + 1)) - std::int64_t(row_map(i)), K);
-      });
-  const std::int64_t n_slots = row_lengths_to_offsets<exec>(slot_start);
-  const std::int64_t n_chunks = (n_slots + B - 1) / B;
+  const auto count_slots = [&](const int k) {
+    return count_row_slots<exec>(row_map, slot_start, k);
+  };
+  int K = opt.entries_per_thread > 0 ? opt.entries_per_thread
+                                     : default_slot_entries(std::int64_t(a.nnz()), nrows);
+  std::int64_t n_slots = count_slots(K);
+  // stored entries of the packed layout: a row's entries, or one zero for an empty row
+  const std::int64_t n_stored = n_slots > 0 ? count_slots(1) : 0;
+  bool packed = opt.layout == CompressedCooLayout::packed;
+  if (opt.layout == CompressedCooLayout::automatic)
+    packed = !(use_table && table.coverage >= 0.9) &&
+             double(n_slots) * double(K) >= 1.1 * double(n_stored);
+  if (packed && opt.entries_per_thread == 0) K = 8;
+  r.k = K;
+  r.packed = packed;
+  const Kokkos::View<std::int64_t*, dev> stored_start =
+      packed ? Kokkos::View<std::int64_t*, dev>("spk::ccoo::stored_start", std::size_t(nrows) + 1)
+             : Kokkos::View<std::int64_t*, dev>();
+  if (packed) Kokkos::deep_copy(stored_start, slot_start);  // the counts of K = 1
+  n_slots = count_slots(K);
+  const std::int64_t entries_per_chunk = std::int64_t(B) * K;
+  const std::int64_t n_chunks = packed ? (n_stored + entries_per_chunk - 1) / entries_per_chunk
+                                       : (n_slots + B - 1) / B;
   r.mean_row_slots = nrows > 0 ? double(n_slots) / double(nrows) : 0.0;
   Kokkos::parallel_reduce(
       "spk::ccoo::max_row_slots", Range64<exec>(0, nrows),
@@ -320,16 +419,22 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
       },
       Kokkos::Max<std::int64_t>(r.max_row_slots));
   if (nrows == 0) r.max_row_slots = 0;
-  Kokkos::View<O*, dev> slot_row(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                                    "spk::ccoo::slot_row"),
-                                 std::size_t(n_chunks * B));
-  Kokkos::parallel_for(
-      "spk::ccoo::slot_rows", Range64<exec>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
-        for (std::int64_t s = slot_start(i); s < slot_start(i + 1); ++s) slot_row(s) = O(i);
-      });
-  Kokkos::parallel_for(
-      "spk::ccoo::pad_slots", Range64<exec>(n_slots, n_chunks * B),
-      KOKKOS_LAMBDA(const std::int64_t s) { slot_row(s) = O(nrows - 1); });
+  Kokkos::View<O*, dev> slot_row;
+  if (!packed) {
+    slot_row = Kokkos::View<O*, dev>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::ccoo::slot_row"),
+        std::size_t(n_chunks * B));
+    Kokkos::parallel_for(
+        "spk::ccoo::slot_rows", Range64<exec>(0, nrows), KOKKOS_LAMBDA(const std::int64_t i) {
+          for (std::int64_t s = slot_start(i); s < slot_start(i + 1); ++s) slot_row(s) = O(i);
+        });
+    Kokkos::parallel_for(
+        "spk::ccoo::pad_slots", Range64<exec>(n_slots, n_chunks * B),
+        KOKKOS_LAMBDA(const std::int64_t s) { slot_row(s) = O(nrows - 1); });
+  }
+  const CooChunkEntries<O, decltype(row_map), dev> entries{
+      row_map, packed ? stored_start : slot_start, slot_row, nrows, packed ? n_stored : n_slots,
+      B,       K,                                  packed};
   // per chunk: code, baselines, bytes
   r.codes = Kokkos::View<std::uint8_t*, dev>("spk::ccoo::codes", std::size_t(n_chunks));
   r.base_row = Kokkos::View<O*, dev>("spk::ccoo::base_row", std::size_t(n_chunks));
@@ -339,48 +444,39 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
   const auto base_row = r.base_row;
   const auto base_col = r.base_col;
   const auto offsets = r.offsets;
-  // entry j of slot s: its CSR position, or -1 for a filler
-  const auto entry_of = KOKKOS_LAMBDA(const std::int64_t s, const int j)->std::int64_t {
-    const O i = slot_row(s);
-    const std::int64_t e =
-        std::int64_t(row_map(i)) + (s - slot_start(i)) * std::int64_t(K) + std::int64_t(j);
-    return e < std::int64_t(row_map(i + 1)) ? e : -1;
-  };
   std::int64_t wide = 0;
   Kokkos::parallel_reduce(
       "spk::ccoo::measure", Range64<exec>(0, n_chunks),
       KOKKOS_LAMBDA(const std::int64_t c, std::int64_t& too_wide) {
-        const std::int64_t s0 = c * B, s1 = s0 + B - 1;
-        std::int64_t lo = -1, hi = -1;
+        std::int64_t lo = -1, hi = -1, row_first = 0, row_last = 0;
         bool in_table = use_table;
-        for (std::int64_t s = s0; s <= s1; ++s) {
-          for (int j = 0; j < K; ++j) {
-            const std::int64_t e = entry_of(s, j);
-            if (e < 0) continue;
-            const std::int64_t col = std::int64_t(in_cols(e));
-            lo = lo < 0 || col < lo ? col : lo;
-            hi = col > hi ? col : hi;
-            if (in_table && table.find(in_vals(e)) < 0) in_table = false;
-          }
-        }
+        entries(c, [&](int q, int j, std::int64_t i, std::int64_t e) {
+          if (q == 0 && j == 0) row_first = i;
+          row_last = i;
+          if (e < 0) return;
+          const std::int64_t col = std::int64_t(in_cols(e));
+          lo = lo < 0 || col < lo ? col : lo;
+          hi = col > hi ? col : hi;
+          if (in_table && table.find(in_vals(e)) < 0) in_table = false;
+        });
         if (lo < 0) lo = hi = 0;  // only fillers
         const std::uint64_t span = std::uint64_t(hi - lo);
         const std::uint8_t width = span < 256u ? 0 : span < 65536u ? 1 : 2;
         if (span > 0xffffffffull) too_wide += 1;
-        const bool single = slot_row(s0) == slot_row(s1);
+        const bool single = row_first == row_last;
         std::uint8_t code = width;
         if (in_table) code |= CooChunkCode::table;
         if (single) code |= CooChunkCode::single_row;
-        if (c > 0 && slot_row(s0 - 1) == slot_row(s0)) code |= CooChunkCode::first_continues;
-        if (c + 1 < n_chunks && slot_row(s1 + 1) == slot_row(s1))
+        if (packed) code |= CooChunkCode::packed;
+        if (c > 0 && !entries.begins_row(entries.first(c))) code |= CooChunkCode::first_continues;
+        if (c + 1 < n_chunks && !entries.begins_row(entries.first(c + 1)))
           code |= CooChunkCode::last_continues;
         codes(c) = code;
-        base_row(c) = slot_row(s0);
+        base_row(c) = O(row_first);
         base_col(c) = O(lo);
-        const std::uint64_t entries = std::uint64_t(B) * std::uint64_t(K);
-        offsets(c + 1) = (single ? 0 : blob_part(std::uint64_t(B))) +
-                         blob_part(entries << width) +
-                         blob_part(entries * (in_table ? 1 : sizeof(S)));
+        const std::uint64_t n = std::uint64_t(entries_per_chunk);
+        offsets(c + 1) = (single ? 0 : blob_part(std::uint64_t(B) * (packed ? 4 : 1))) +
+                         blob_part(n << width) + blob_part(n * (in_table ? 1 : sizeof(S)));
       },
       wide);
   require(wide == 0, where, wide, " chunks span more than 2^32 columns");
@@ -402,36 +498,44 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
   const auto blob = r.blob;
   Kokkos::parallel_for(
       "spk::ccoo::fill", Range64<exec>(0, n_chunks), KOKKOS_LAMBDA(const std::int64_t c) {
-        const std::uint8_t code = codes(c);
-        const bool single = (code & CooChunkCode::single_row) != 0;
-        const int width = code & CooChunkCode::col_width_mask;
-        const bool tab = (code & CooChunkCode::table) != 0;
-        std::uint8_t* p = blob.data() + offsets(c);
-        std::uint8_t* cols = p + (single ? 0 : blob_part(std::uint64_t(B)));
-        std::uint8_t* vals = cols + blob_part((std::uint64_t(B) * std::uint64_t(K)) << width);
-        const std::int64_t s0 = c * B;
-        const std::int64_t r0 = std::int64_t(slot_row(s0));
-        for (int q = 0; q < B; ++q) {
-          const std::int64_t s = s0 + q;
-          if (!single) p[q] = std::uint8_t(std::int64_t(slot_row(s)) - r0);
-          for (int j = 0; j < K; ++j) {
-            const std::int64_t e = entry_of(s, j);
-            const std::int64_t t = std::int64_t(q) * K + j;
-            const std::uint32_t off =
-                e < 0 ? 0u : std::uint32_t(std::int64_t(in_cols(e)) - std::int64_t(base_col(c)));
-            if (width == 0)
-              cols[t] = std::uint8_t(off);
-            else if (width == 1)
-              reinterpret_cast<std::uint16_t*>(cols)[t] = std::uint16_t(off);
-            else
-              reinterpret_cast<std::uint32_t*>(cols)[t] = off;
-            const S v = e < 0 ? scalar_traits<S>::zero() : in_vals(e);
-            if (tab)
-              vals[t] = std::uint8_t(table.find(v));
-            else
-              reinterpret_cast<S*>(vals)[t] = v;
+        const CooChunkHead<O> h{blob.data() + offsets(c), base_row(c), base_col(c), codes(c)};
+        const int width = h.code & CooChunkCode::col_width_mask;
+        const bool tab = (h.code & CooChunkCode::table) != 0;
+        std::uint8_t* rows = blob.data() + offsets(c);
+        std::uint8_t* cols = rows + (h.cols(B) - h.blob);
+        std::uint8_t* vals = rows + (h.vals(B, K) - h.blob);
+        const std::int64_t r0 = std::int64_t(h.row0);
+        unsigned word = 0;  // the slot's row offset (and, packed, its row starts)
+        std::int64_t prev = r0;
+        entries(c, [&](int q, int j, std::int64_t i, std::int64_t e) {
+          if (!h.single()) {
+            if (j == 0)
+              word = unsigned(i - r0);
+            else if (i != prev)
+              word |= 1u << (24 + j);
+            if (j == K - 1) {
+              if (packed)
+                reinterpret_cast<unsigned*>(rows)[q] = word;
+              else
+                rows[q] = std::uint8_t(word);
+            }
           }
-        }
+          prev = i;
+          const std::int64_t t = std::int64_t(q) * K + j;
+          const std::uint32_t off =
+              e < 0 ? 0u : std::uint32_t(std::int64_t(in_cols(e)) - std::int64_t(h.col0));
+          if (width == 0)
+            cols[t] = std::uint8_t(off);
+          else if (width == 1)
+            reinterpret_cast<std::uint16_t*>(cols)[t] = std::uint16_t(off);
+          else
+            reinterpret_cast<std::uint32_t*>(cols)[t] = off;
+          const S v = e < 0 ? scalar_traits<S>::zero() : in_vals(e);
+          if (tab)
+            vals[t] = std::uint8_t(table.find(v));
+          else
+            reinterpret_cast<S*>(vals)[t] = v;
+        });
       });
   return r;
 }
@@ -439,9 +543,10 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
 }  // namespace impl
 
 /// Compressed COO matrix (see the file comment and impl/compressed_coo_spmv.hpp). The values
-/// are those of the CSR input in stored order; rows padded to whole slots of K entries with
-/// zeros, so to_csr() returns the input without its zero-valued entries. Template parameters as
-/// spk::CsrMatrix. Copies are shallow.
+/// are those of the CSR input in stored order, with zeros as fillers (rows padded to whole slots
+/// in the slot layout, an empty row's one entry, the last chunk's tail), so to_csr() returns the
+/// input without its zero-valued entries. Template parameters as spk::CsrMatrix. Copies are
+/// shallow.
 template <class Scalar, class Ordinal = int, class Offset = int,
           class Device = Kokkos::DefaultExecutionSpace>
 class CompressedCooMatrix {
@@ -470,6 +575,7 @@ class CompressedCooMatrix {
     table_ = arr.table;
     slots_ = arr.slots;
     k_ = arr.k;
+    packed_ = arr.packed;
     table_coverage_ = arr.table_coverage;
     mean_row_slots_ = arr.mean_row_slots;
     max_row_slots_ = arr.max_row_slots;
@@ -484,6 +590,8 @@ class CompressedCooMatrix {
   int slots_per_chunk() const { return slots_; }
   /// K: entries per slot.
   int entries_per_slot() const { return k_; }
+  /// The packed layout (a slot's entries may lie in several rows), else the slot layout.
+  bool packed() const { return packed_; }
   std::int64_t n_chunks() const { return std::int64_t(codes_.extent(0)); }
   /// Mean slots per row (K entries each; an empty row takes one).
   double mean_row_slots() const { return mean_row_slots_; }
@@ -502,6 +610,7 @@ class CompressedCooMatrix {
   CompressedCooStats stats() const {
     CompressedCooStats st;
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), codes_);
+    st.packed = packed_;
     st.chunks = std::int64_t(h.extent(0));
     for (std::size_t c = 0; c < h.extent(0); ++c) {
       const int w = h(c) & impl::CooChunkCode::col_width_mask;
@@ -538,6 +647,7 @@ class CompressedCooMatrix {
   Kokkos::View<value_type*, device_type> table_;
   int slots_ = 256;
   int k_ = 4;
+  bool packed_ = false;
   double table_coverage_ = 0;
   double mean_row_slots_ = 0;
   std::int64_t max_row_slots_ = 0;
@@ -558,8 +668,15 @@ KOKKOS_INLINE_FUNCTION void for_each_chunk_entry(const CompressedCooData<S, O, D
   const std::uint8_t* cols = h.cols(a.slots);
   const std::uint8_t* vals = h.vals(a.slots, a.k);
   for (int q = 0; q < a.slots; ++q) {
-    const O r = h.single() ? h.row0 : O(h.row0 + O(h.blob[q]));
+    O r = h.single() ? h.row0 : O(h.row0 + O(h.blob[q]));
+    unsigned starts = 0;  // packed: the entries that start the next row
+    if (h.packed() && !h.single()) {
+      const unsigned word = reinterpret_cast<const unsigned*>(h.blob)[q];
+      r = O(h.row0 + O(packed_first_row(word)));
+      starts = word >> 24;
+    }
     for (int j = 0; j < a.k; ++j) {
+      if ((starts >> j) & 1u) ++r;
       const std::int64_t t = std::int64_t(q) * a.k + j;
       const std::uint32_t off = width == 0   ? cols[t]
                                 : width == 1 ? reinterpret_cast<const std::uint16_t*>(cols)[t]
@@ -607,7 +724,7 @@ typename CompressedCooMatrix<S, O, F, D>::csr_type CompressedCooMatrix<S, O, F, 
       "spk::ccoo_to_csr::first_counts", impl::Range64<exec>(0, d.n_chunks),
       KOKKOS_LAMBDA(const std::int64_t c) {
         // entries of this chunk in the last row of the chunk, to pass on
-        const O last = d.slot_row(c, d.slots - 1);
+        const O last = d.slot_last_row(c, d.slots - 1);
         F n = 0;
         impl::for_each_chunk_entry(d, c, [&](O r, O, const S&) { n += r == last ? 1 : 0; });
         first_fill(c + 1) = n;
@@ -618,7 +735,7 @@ typename CompressedCooMatrix<S, O, F, D>::csr_type CompressedCooMatrix<S, O, F, 
         const O first = d.base_row(c);
         // entries of `first` placed by earlier chunks: walk back while they end in that row
         F before = 0;
-        for (std::int64_t q = c - 1; q >= 0 && d.slot_row(q, d.slots - 1) == first; --q) {
+        for (std::int64_t q = c - 1; q >= 0 && d.slot_last_row(q, d.slots - 1) == first; --q) {
           before += first_fill(q + 1);
           if (!(d.codes(q) & impl::CooChunkCode::single_row)) break;
         }
@@ -661,7 +778,7 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
     // and the lane loads stay light (H100, 27-point stencil with K = 8: 1.27x -> 1.58x
     // cuSPARSE CSR). Elsewhere one slot per lane: rows of one slot lost 0-25% with two, raw
     // values 25-30%, irregular rows 10-25% (docs/PERFORMANCE.md). Measured for op = N only.
-    const bool regular_multi = mode == Mode::N && a.mean_row_slots() >= 1.5 &&
+    const bool regular_multi = mode == Mode::N && !a.packed() && a.mean_row_slots() >= 1.5 &&
                                double(a.max_row_slots()) <= 2 * a.mean_row_slots() &&
                                a.table_chunks() >= 0.9 * double(a.n_chunks());
     p.slots_per_lane = regular_multi ? 2 : 1;
@@ -674,6 +791,8 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
   // slots whose loads go together: a power of two, so it divides slots_per_lane once capped
   p.slots_per_load = p.slots_per_load == 0 ? p.slots_per_lane
                                             : std::min(p.slots_per_load, p.slots_per_lane);
+  // the packed layout's lanes load one slot at a time (one kernel per K instead of three)
+  if (a.packed()) p.slots_per_load = 1;
   if (!gpu) {
     p.chunks_per_team = 1;
   } else if (p.chunks_per_team == 0) {
@@ -685,15 +804,15 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
 
 namespace impl {
 
-template <int K, int SL, bool Trans, CooAccumulate Acc, class S, class O, class F, class D,
-          class XView, class YView>
+template <int K, int SL, bool Trans, CooAccumulate Acc, bool Packed, class S, class O, class F,
+          class D, class XView, class YView>
 void compressed_coo_launch(const CompressedCooSpmvParams& p, Mode mode, S alpha,
                            const CompressedCooMatrix<S, O, F, D>& a, const XView& x, S beta,
                            const YView& y) {
   using Matrix = CompressedCooMatrix<S, O, F, D>;
   using dev = typename Matrix::device_type;
   using exec = typename Matrix::execution_space;
-  using functor = CompressedCooSpmv<S, O, dev, XView, YView, K, SL, Trans, Acc>;
+  using functor = CompressedCooSpmv<S, O, dev, XView, YView, K, SL, Trans, Acc, Packed>;
   const bool gpu = is_gpu_space<exec>();
   const int lanes = Warp<exec>::size;
   const int B = a.slots_per_chunk();
@@ -747,15 +866,23 @@ void spmv(Mode mode, typename CompressedCooMatrix<S, O, F, D>::value_type alpha,
         constexpr int K = decltype(k)::value;
         constexpr bool T = decltype(trans)::value;
         constexpr CooAccumulate A = decltype(acc)::value;
-        // CPU backends take a chunk per thread (resolve_params gives one slot per lane)
-        if constexpr (!impl::is_gpu_space<exec>())
-          impl::compressed_coo_launch<K, 1, T, A>(p, mode, alpha, a, x, beta, y);
-        else if (p.slots_per_load == 1)
-          impl::compressed_coo_launch<K, 1, T, A>(p, mode, alpha, a, x, beta, y);
-        else if (p.slots_per_load == 2)
-          impl::compressed_coo_launch<K, 2, T, A>(p, mode, alpha, a, x, beta, y);
+        const auto with_layout = [&](auto packed) {
+          constexpr bool P = decltype(packed)::value;
+          // CPU backends take a chunk per thread (resolve_params gives one slot per lane), the
+          // packed layout one slot per load
+          if constexpr (!impl::is_gpu_space<exec>() || P)
+            impl::compressed_coo_launch<K, 1, T, A, P>(p, mode, alpha, a, x, beta, y);
+          else if (p.slots_per_load == 1)
+            impl::compressed_coo_launch<K, 1, T, A, P>(p, mode, alpha, a, x, beta, y);
+          else if (p.slots_per_load == 2)
+            impl::compressed_coo_launch<K, 2, T, A, P>(p, mode, alpha, a, x, beta, y);
+          else
+            impl::compressed_coo_launch<K, 4, T, A, P>(p, mode, alpha, a, x, beta, y);
+        };
+        if (a.packed())
+          with_layout(std::true_type{});
         else
-          impl::compressed_coo_launch<K, 4, T, A>(p, mode, alpha, a, x, beta, y);
+          with_layout(std::false_type{});
       });
 }
 

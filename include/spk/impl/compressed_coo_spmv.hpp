@@ -1,14 +1,20 @@
 // spk/impl/compressed_coo_spmv.hpp: the chunk layout of the compressed COO format and its SpMV
 // kernel.
 //
-// A chunk is B slots of K entries; a slot holds K consecutive entries of one row (a row is padded
-// with zero entries to whole slots, an empty row gets one slot of zeros), so a chunk covers at
-// most B consecutive rows. Per chunk: a 1-byte code (CooChunkCode), a baseline row (the chunk's
-// first row) and column (its smallest column), and the byte offset of its blob. The blob holds,
-// each part starting on a 16-byte boundary: the B slots' row offsets from the baseline row (8 bits;
-// absent when the chunk lies in one row), the B * K column offsets from the baseline column in 8,
-// 16 or 32 bits, and the B * K values, either raw or as 8-bit indices into the matrix's table of
-// (at most) 256 values.
+// A chunk is B slots of K entries. In the slot layout (the default where values repeat) a slot
+// holds K consecutive entries of one row (a row is padded with zero entries to whole slots, an
+// empty row gets one slot of zeros), so a chunk covers at most B consecutive rows. In the packed
+// layout (CooChunkCode::packed, where row padding would cost bytes: raw values of short rows) a
+// slot holds the next K stored entries whatever their rows (an empty row stores one explicit
+// zero, so consecutive entries lie in the same row or the next one). Per chunk: a 1-byte code
+// (CooChunkCode), a baseline row (the chunk's first row) and column (its smallest column), and
+// the byte offset of its blob. The blob holds, each part starting on a 16-byte boundary: the B
+// slots' rows (absent when the chunk lies in one row): in the slot layout a byte per slot, the
+// row's offset from the baseline row; in the packed layout a 32-bit word per slot, the offset of
+// the slot's first row in its low 24 bits and in its high 8 bits a bit per entry j > 0 that
+// starts the next row; then the B * K column offsets from the baseline column in 8, 16 or 32
+// bits, and the B * K values, either raw or as 8-bit indices into the matrix's table of (at
+// most) 256 values.
 //
 // SpMV: on CUDA a team of warps takes a few consecutive chunks, each warp a window of 32 * S
 // consecutive slots of every chunk and each lane S consecutive slots (S = slots per lane: the K
@@ -26,6 +32,7 @@
 
 #include <spk/impl/coo_spmv.hpp>
 #include <spk/impl/csr_spmv.hpp>
+#include <spk/impl/kokkos_compat.hpp>
 #include <spk/impl/warp.hpp>
 #include <spk/mode.hpp>
 #include <spk/scalar.hpp>
@@ -40,7 +47,15 @@ struct CooChunkCode {
   static constexpr std::uint8_t single_row = 8;      ///< one row: no row offsets stored
   static constexpr std::uint8_t first_continues = 16;  ///< first row began in the chunk before
   static constexpr std::uint8_t last_continues = 32;   ///< last row goes on in the next chunk
+  static constexpr std::uint8_t packed = 64;  ///< packed layout: a 32-bit row word per slot
 };
+
+/// The first row of a packed slot's row word, relative to the chunk's baseline row.
+KOKKOS_INLINE_FUNCTION unsigned packed_first_row(unsigned word) { return word & 0xffffffu; }
+/// The last row of a packed slot's row word, relative to the chunk's baseline row.
+KOKKOS_INLINE_FUNCTION unsigned packed_last_row(unsigned word) {
+  return (word & 0xffffffu) + unsigned(popcount32(word >> 24));
+}
 
 /// Bytes of a blob part of n bytes, rounded up to 16 (every part starts 16-byte aligned).
 KOKKOS_INLINE_FUNCTION std::uint64_t blob_part(std::uint64_t n) { return (n + 15) / 16 * 16; }
@@ -53,12 +68,13 @@ struct CooChunkHead {
   O row0 = 0, col0 = 0;                // baselines
   std::uint8_t code = 0;
   KOKKOS_INLINE_FUNCTION bool single() const { return (code & CooChunkCode::single_row) != 0; }
+  KOKKOS_INLINE_FUNCTION bool packed() const { return (code & CooChunkCode::packed) != 0; }
   KOKKOS_INLINE_FUNCTION int col_width() const {
     return 1 << (code & CooChunkCode::col_width_mask);
   }
   /// The column offsets (B slots)
   KOKKOS_INLINE_FUNCTION const std::uint8_t* cols(int slots) const {
-    return blob + (single() ? 0 : blob_part(std::uint64_t(slots)));
+    return blob + (single() ? 0 : blob_part(std::uint64_t(slots) * (packed() ? 4 : 1)));
   }
   /// The values or their table indices (B slots of K entries)
   KOKKOS_INLINE_FUNCTION const std::uint8_t* vals(int slots, int k) const {
@@ -89,10 +105,25 @@ struct CompressedCooData {
     return h;
   }
 
-  /// The row of slot s of chunk c.
+  /// The (first) row of slot s of chunk c.
   KOKKOS_INLINE_FUNCTION O slot_row(std::int64_t c, int s) const {
-    if (codes(c) & CooChunkCode::single_row) return base_row(c);
+    const std::uint8_t code = codes(c);
+    if (code & CooChunkCode::single_row) return base_row(c);
+    if (code & CooChunkCode::packed) return O(base_row(c) + O(packed_first_row(packed_word(c, s))));
     return O(base_row(c) + O(blob(offsets(c) + std::uint64_t(s))));
+  }
+
+  /// The last row of slot s of chunk c (its only row in the slot layout).
+  KOKKOS_INLINE_FUNCTION O slot_last_row(std::int64_t c, int s) const {
+    const std::uint8_t code = codes(c);
+    if (code & CooChunkCode::single_row) return base_row(c);
+    if (code & CooChunkCode::packed) return O(base_row(c) + O(packed_last_row(packed_word(c, s))));
+    return O(base_row(c) + O(blob(offsets(c) + std::uint64_t(s))));
+  }
+
+  /// The row word of slot s of a packed chunk c that is not a single row.
+  KOKKOS_INLINE_FUNCTION unsigned packed_word(std::int64_t c, int s) const {
+    return reinterpret_cast<const unsigned*>(blob.data() + offsets(c))[s];
   }
 
   /// Window w of windows of `wslots` slots (B / wslots per chunk).
@@ -104,8 +135,8 @@ struct CompressedCooData {
     const std::uint8_t code = codes(c);
     CooWindowInfo<O> info;
     info.first_row = slot_row(c, s0);
-    info.last_row = slot_row(c, s1);
-    info.first_continues = s0 > 0 ? slot_row(c, s0 - 1) == info.first_row
+    info.last_row = slot_last_row(c, s1);
+    info.first_continues = s0 > 0 ? slot_last_row(c, s0 - 1) == info.first_row
                                   : (code & CooChunkCode::first_continues) != 0;
     info.last_continues = s1 < slots - 1 ? slot_row(c, s1 + 1) == info.last_row
                                          : (code & CooChunkCode::last_continues) != 0;
@@ -133,7 +164,7 @@ template <class ExecSpace, int SL>
 using CompressedCooPolicy =
     Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, (SL == 1 ? 3 : 2)>>;
 
-/// The still-encoded row offset, K column offsets (K words hold the widest, 32-bit, offsets)
+/// The still-encoded row offset (the packed layout's row word), K column offsets (K words hold the widest, 32-bit, offsets)
 /// and, in a chunk of table-coded values, K table indices of a slot, as loaded: kept in
 /// registers while the slots before it are multiplied.
 template <int K>
@@ -171,9 +202,10 @@ KOKKOS_INLINE_FUNCTION void decode_columns(const unsigned (&words)[K], O base, O
 /// `chunks_per_team` consecutive chunks, one window of each per warp, and loads a chunk's
 /// head and its lanes' first row and column offsets and table indices while it multiplies the
 /// chunk before, so that a chunk waits on one round of loads (table look-ups or values, and x)
-/// instead of three (head; offsets and indices; look-ups, x).
+/// instead of three (head; offsets and indices; look-ups, x). Packed: the chunks use the packed
+/// layout (a slot's entries may start new rows; see the file comment).
 template <class S, class O, class Device, class XView, class YView, int K, int SL, bool Trans,
-          CooAccumulate Acc>
+          CooAccumulate Acc, bool Packed>
 struct CompressedCooSpmv {
   using exec = typename Device::execution_space;
   using member = typename CompressedCooPolicy<exec, SL>::member_type;
@@ -192,7 +224,8 @@ struct CompressedCooSpmv {
   /// its table indices (nothing waits on them here).
   KOKKOS_INLINE_FUNCTION void load_slot(const CooChunkHead<O>& h, int s,
                                         CooRawSlot<K>& raw) const {
-    if (!h.single()) raw.row = h.blob[s];
+    if (!h.single())
+      raw.row = Packed ? reinterpret_cast<const unsigned*>(h.blob)[s] : unsigned(h.blob[s]);
     if (h.code & CooChunkCode::table)
       load_bytes<warp, K>(h.vals(a.slots, K) + std::size_t(s) * K, raw.idx);
     const int cw = h.col_width();
@@ -205,9 +238,17 @@ struct CompressedCooSpmv {
       load_bytes<warp, 4 * K>(cp, raw.words);
   }
 
+  /// Slot's (first) row r, its columns and, packed, the bits of the entries that start a row.
   KOKKOS_INLINE_FUNCTION void decode_slot(const CooChunkHead<O>& h, const CooRawSlot<K>& raw,
-                                          O& r, O (&col)[K]) const {
-    r = h.single() ? h.row0 : O(h.row0 + O(raw.row));
+                                          O& r, unsigned& starts, O (&col)[K]) const {
+    starts = 0;
+    if (h.single())
+      r = h.row0;
+    else if (Packed) {
+      r = O(h.row0 + O(packed_first_row(raw.row)));
+      starts = raw.row >> 24;
+    } else
+      r = O(h.row0 + O(raw.row));
     const int cw = h.col_width();
     if (cw == 1)
       decode_columns<K, std::uint8_t>(raw.words, h.col0, col);
@@ -263,19 +304,26 @@ struct CompressedCooSpmv {
     // the neighbouring slots' row offsets, for the window's ends (loaded early)
     unsigned off_before = 0, off_after = 0;
     if (!Trans && !single) {
-      if (lane == 0 && before) off_before = h.blob[s0 - 1];
-      if (lane == last_lane && after) off_after = h.blob[s0 + wslots];
+      if (Packed) {
+        const unsigned* words = reinterpret_cast<const unsigned*>(h.blob);
+        if (lane == 0 && before) off_before = packed_last_row(words[s0 - 1]);
+        if (lane == last_lane && after) off_after = packed_first_row(words[s0 + wslots]);
+      } else {
+        if (lane == 0 && before) off_before = h.blob[s0 - 1];
+        if (lane == last_lane && after) off_after = h.blob[s0 + wslots];
+      }
     }
     CooLaneRows<O, S> lane_rows;
     const auto complete = [&](O r, const S& s) { out.complete(r, s); };
     O lane_first = h.row0, lane_last = h.row0;
     for (int i0 = 0; i0 < lane_slots; i0 += SL) {
       O r[SL];
+      unsigned starts[SL];
       O col[SL][K];
       S v[SL][K];
       for (int q = 0; q < SL; ++q) {
         load_values(h, raw[q], first + i0 + q, v[q]);
-        decode_slot(h, raw[q], r[q], col[q]);
+        decode_slot(h, raw[q], r[q], starts[q], col[q]);
       }
       S xv[SL][K];
       for (int q = 0; q < SL; ++q)
@@ -287,12 +335,28 @@ struct CompressedCooSpmv {
       else if (more)
         for (int q = 0; q < SL; ++q) load_slot(next, first + q, raw[q]);
       if (i0 == 0) lane_first = r[0];
-      lane_last = r[SL - 1];
+      lane_last = Packed ? O(r[SL - 1] + O(popcount32(starts[SL - 1]))) : r[SL - 1];
       for (int q = 0; q < SL; ++q) {
         if (Trans) {
-          const S xr = out.alpha * x(r[q]);
-          for (int j = 0; j < K; ++j)
+          O row = r[q];
+          S xr = out.alpha * x(row);
+          for (int j = 0; j < K; ++j) {
+            if (Packed && ((starts[q] >> j) & 1u)) xr = out.alpha * x(++row);
             atomic_add_value(&out.y(col[q][j]), (conj ? traits::conj(v[q][j]) : v[q][j]) * xr);
+          }
+        } else if (Packed) {  // the slot's rows in turn
+          O row = r[q];
+          S sum = v[q][0] * xv[q][0];
+          for (int j = 1; j < K; ++j) {
+            if ((starts[q] >> j) & 1u) {
+              lane_rows.push(row, sum, complete);
+              ++row;
+              sum = v[q][j] * xv[q][j];
+            } else {
+              sum += v[q][j] * xv[q][j];
+            }
+          }
+          lane_rows.push(row, sum, complete);
         } else {
           S sum = v[q][0] * xv[q][0];
           for (int j = 1; j < K; ++j) sum += v[q][j] * xv[q][j];

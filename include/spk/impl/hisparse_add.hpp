@@ -141,13 +141,6 @@ enum AddInfo : int {
   add_info_per_level = 5 + int(num_bins)
 };
 
-KOKKOS_INLINE_FUNCTION int popcount32(std::uint32_t x) {
-  x = x - ((x >> 1) & 0x55555555u);
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  x = (x + (x >> 4)) & 0x0f0f0f0fu;
-  return int((x * 0x01010101u) >> 24);
-}
-
 /// A packed coordinate as a row-major sort key (the packed form has the row in the low byte).
 KOKKOS_INLINE_FUNCTION unsigned row_major_key(std::uint16_t p) {
   return (coord_row(p) << 8) | coord_col(p);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <cstdint>
 #include <type_traits>
 
 #ifndef KOKKOS_VERSION
@@ -25,6 +26,14 @@ using host_mirror_t = typename View::host_mirror_type;
 template <class View>
 using host_mirror_t = typename View::HostMirror;
 #endif
+
+/// Set bits of x (Kokkos::popcount exists only from Kokkos 4.1 on).
+KOKKOS_INLINE_FUNCTION int popcount32(std::uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return int((x * 0x01010101u) >> 24);
+}
 
 /// Memory space of anything a Kokkos::View accepts as its device argument.
 template <class Device>
