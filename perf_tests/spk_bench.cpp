@@ -558,6 +558,16 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
       spk::CompressedCooOptions raw;
       raw.value_table = false;
       ccoo("raw-", raw, {spk::CompressedCooSpmvParams{}});
+      // both layouts, whichever the automatic choice is (packed: K = 8, and 4 where the slot
+      // layout's K is smaller)
+      spk::CompressedCooOptions slots, packed;
+      slots.layout = spk::CompressedCooLayout::slots;
+      packed.layout = spk::CompressedCooLayout::packed;
+      ccoo("slots-", slots, {spk::CompressedCooSpmvParams{}});
+      ccoo("packed-", packed,
+           {spk::CompressedCooSpmvParams{}, {spk::CooAccumulate::direct, 2}});
+      packed.entries_per_thread = 4;
+      ccoo("packed-k4-", packed, {spk::CompressedCooSpmvParams{}});
       spk::CompressedCooOptions b256;
       b256.threads_per_chunk = 256;
       ccoo("b256-", b256, {{spk::CooAccumulate::direct, 1}, {spk::CooAccumulate::direct, 2}});
@@ -1027,8 +1037,9 @@ void coo_format_memory(const Options& o, const Csr& a, const std::string& case_l
     const spk::CompressedCooStats st = m.stats();
     const double n = st.chunks > 0 ? double(st.chunks) : 1.0;
     const auto pct = [&](std::int64_t v) { return fixed(100.0 * double(v) / n, 1) + "%"; };
-    return "B " + std::to_string(m.slots_per_chunk()) + " K " +
-           std::to_string(m.entries_per_slot()) + ", chunks " + std::to_string(st.chunks) +
+    return std::string(st.packed ? "packed" : "slot") + " layout, B " +
+           std::to_string(m.slots_per_chunk()) + " K " + std::to_string(m.entries_per_slot()) +
+           ", chunks " + std::to_string(st.chunks) +
            ", columns 8/16/32-bit " + pct(st.col8) + "/" + pct(st.col16) + "/" + pct(st.col32) +
            ", table values " + pct(st.table_values) + " (table " +
            std::to_string(st.table_size) + ", covers " +
@@ -1043,6 +1054,13 @@ void coo_format_memory(const Options& o, const Csr& a, const std::string& case_l
   memory_of_format(
       "compressed-coo raw", case_label, a,
       [&] { return spk::CompressedCooMatrix<S, int, int, D>(a, raw); }, shape, results);
+  for (auto layout : {spk::CompressedCooLayout::slots, spk::CompressedCooLayout::packed}) {
+    spk::CompressedCooOptions lo;
+    lo.layout = layout;
+    memory_of_format(
+        std::string("compressed-coo ") + spk::to_string(layout), case_label, a,
+        [&] { return spk::CompressedCooMatrix<S, int, int, D>(a, lo); }, shape, results);
+  }
 }
 
 /// --memory-only row of HiSparse (float and double): bytes against COO, then per level the
