@@ -315,7 +315,7 @@ struct CooChunkEntries {
   /// The row of slot or stored entry p (the last row past the end).
   KOKKOS_INLINE_FUNCTION std::int64_t row_of(std::int64_t p) const {
     if (!packed) return std::int64_t(slot_row(p));
-    return p < positions ? std::int64_t(upper_bound(start, std::int64_t(1), nrows, p)) - 1
+    return p < positions ? std::int64_t(impl::upper_bound(start, std::int64_t(1), nrows, p)) - 1
                          : nrows - 1;
   }
   /// Whether slot or stored entry p (< positions) is the first of its row.
@@ -392,21 +392,24 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
   };
   int K = opt.entries_per_thread > 0 ? opt.entries_per_thread
                                      : default_slot_entries(std::int64_t(a.nnz()), nrows);
-  std::int64_t n_slots = count_slots(K);
-  // stored entries of the packed layout: a row's entries, or one zero for an empty row
-  const std::int64_t n_stored = n_slots > 0 ? count_slots(1) : 0;
+  // stored entries of the packed layout (a row's entries, or one zero for an empty row), and
+  // the layout: the automatic choice compares them with the slot layout's entries at its K
+  const std::int64_t n_stored = count_slots(1);
   bool packed = opt.layout == CompressedCooLayout::packed;
-  if (opt.layout == CompressedCooLayout::automatic)
-    packed = !(use_table && table.coverage >= 0.9) &&
-             double(n_slots) * double(K) >= 1.1 * double(n_stored);
+  if (opt.layout == CompressedCooLayout::automatic && n_stored > 0 &&
+      !(use_table && table.coverage >= 0.9) && K > 1)
+    packed = double(count_slots(K)) * double(K) >= 1.1 * double(n_stored);
   if (packed && opt.entries_per_thread == 0) K = 8;
   r.k = K;
   r.packed = packed;
   const Kokkos::View<std::int64_t*, dev> stored_start =
       packed ? Kokkos::View<std::int64_t*, dev>("spk::ccoo::stored_start", std::size_t(nrows) + 1)
              : Kokkos::View<std::int64_t*, dev>();
-  if (packed) Kokkos::deep_copy(stored_start, slot_start);  // the counts of K = 1
-  n_slots = count_slots(K);
+  if (packed) {
+    count_slots(1);
+    Kokkos::deep_copy(stored_start, slot_start);
+  }
+  const std::int64_t n_slots = count_slots(K);
   const std::int64_t entries_per_chunk = std::int64_t(B) * K;
   const std::int64_t n_chunks = packed ? (n_stored + entries_per_chunk - 1) / entries_per_chunk
                                        : (n_slots + B - 1) / B;

