@@ -31,7 +31,7 @@ namespace spk {
 
 /// How the slots of a compressed COO matrix hold its entries (impl/compressed_coo_spmv.hpp).
 enum class CompressedCooLayout {
-  automatic,  ///< packed where values are mostly raw and the slot layout pads rows by >= 10%
+  automatic,  ///< packed where values are mostly raw and the slot layout pads rows by >= 15%
   slots,      ///< a slot holds K entries of one row: rows padded to whole slots, a byte per slot
   packed      ///< a slot holds the next K entries of any rows: a 32-bit row word per slot
 };
@@ -398,7 +398,7 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
   bool packed = opt.layout == CompressedCooLayout::packed;
   if (opt.layout == CompressedCooLayout::automatic && n_stored > 0 &&
       !(use_table && table.coverage >= 0.9) && K > 1)
-    packed = double(count_slots(K)) * double(K) >= 1.1 * double(n_stored);
+    packed = double(count_slots(K)) * double(K) >= 1.15 * double(n_stored);
   if (packed && opt.entries_per_thread == 0) K = 8;
   r.k = K;
   r.packed = packed;

@@ -347,9 +347,9 @@ struct CompressedCooSpmv {
         } else if (Packed) {
           // the slot's first row (entries before the first start), the rows inside it (rare:
           // a row shorter than the slot) and its last row (from the last start on), summed
-          // by predicates on compile-time masks rather than by branching per entry: lanes
-          // start rows at different entries, and a push per start diverged (23-35% of the
-          // bandwidth lost)
+          // by predicates on compile-time masks rather than by a branch per entry, which
+          // diverged since lanes start rows at different entries (2-6% slower on the H100,
+          // docs/PERFORMANCE.md)
           const unsigned st = starts[q];
           S first_sum = traits::zero(), last_sum = traits::zero();
           for (int j = 0; j < K; ++j) {
@@ -396,7 +396,7 @@ struct CompressedCooSpmv {
       info.first_continues = warp::shfl(f, 0) != 0;
       info.last_continues = warp::shfl(l, last_lane) != 0;
     }
-    coo_close_window<warp>(lane_rows, info, w, single, out);
+    coo_close_window<warp, Packed>(lane_rows, info, w, single, out);
   }
 };
 

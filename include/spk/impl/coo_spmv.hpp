@@ -119,7 +119,10 @@ struct CooOutput {
 
 /// Closes window w after every lane has walked its entries (see the file comment). `uniform`
 /// says every lane's entries lie in one row, known beforehand (a plain reduction suffices).
-template <class Warp, class O, class S, class Out>
+/// ShortRows: when no row spans more than two lanes (checked by a vote), each lane closes its
+/// open row with the next lane's first part (two shuffles) instead of the keyed scan; for
+/// kernels whose lanes often start rows (compressed COO's packed layout), compiled only there.
+template <class Warp, bool ShortRows = false, class O, class S, class Out>
 KOKKOS_INLINE_FUNCTION void coo_close_window(const CooLaneRows<O, S>& lane_rows,
                                              const CooWindowInfo<O>& win, std::int64_t w,
                                              bool uniform, const Out& out) {
@@ -153,6 +156,22 @@ KOKKOS_INLINE_FUNCTION void coo_close_window(const CooLaneRows<O, S>& lane_rows,
         out.partial(w, lane_rows.row, lane_rows.sum, starts_here(lane_rows.row));
       else
         close(lane_rows.row, lane_rows.sum);
+      return;
+    }
+    // rows of at most two lanes: no lane lies inside a row that the lane before it began, so
+    // a row that goes on past its lane ends in the next one, and the lane where it began
+    // closes it with the next lane's part of it
+    if (ShortRows && Warp::last_true(joins && !lane_rows.multi) < 0) {
+      const int next = lane + 1 < Warp::size ? lane + 1 : lane;
+      const S next_part = Warp::shfl(lane_rows.multi ? lane_rows.first_sum : lane_rows.sum, next);
+      const bool next_joins = Warp::shfl(joins ? 1 : 0, next) != 0 && next != lane;
+      if (!lane_rows.any) return;
+      if (lane_rows.multi && !joins) close(lane_rows.first_row, lane_rows.first_sum);
+      const S total = next_joins ? lane_rows.sum + next_part : lane_rows.sum;
+      if (lane == Warp::size - 1 && win.last_continues)
+        out.partial(w, lane_rows.row, total, starts_here(lane_rows.row));
+      else
+        close(lane_rows.row, total);
       return;
     }
   }
