@@ -72,13 +72,25 @@ struct CooChunkHead {
   KOKKOS_INLINE_FUNCTION int col_width() const {
     return 1 << (code & CooChunkCode::col_width_mask);
   }
-  /// The column offsets (B slots)
-  KOKKOS_INLINE_FUNCTION const std::uint8_t* cols(int slots) const {
-    return blob + (single() ? 0 : blob_part(std::uint64_t(slots) * (packed() ? 4 : 1)));
+  /// The column offsets (B slots), after RowBytes bytes of rows per slot (1 in the slot
+  /// layout, 4 in the packed one: the kernels know it at compile time)
+  template <int RowBytes>
+  KOKKOS_INLINE_FUNCTION const std::uint8_t* cols_after(int slots) const {
+    return blob + (single() ? 0 : blob_part(std::uint64_t(slots) * RowBytes));
   }
-  /// The values or their table indices (B slots of K entries)
+  /// The values or their table indices (B slots of K entries), after RowBytes as cols_after
+  template <int RowBytes>
+  KOKKOS_INLINE_FUNCTION const std::uint8_t* vals_after(int slots, int k) const {
+    return cols_after<RowBytes>(slots) +
+           blob_part(std::uint64_t(slots) * std::uint64_t(k * col_width()));
+  }
+  /// The column offsets, for either layout
+  KOKKOS_INLINE_FUNCTION const std::uint8_t* cols(int slots) const {
+    return packed() ? cols_after<4>(slots) : cols_after<1>(slots);
+  }
+  /// The values or their table indices, for either layout
   KOKKOS_INLINE_FUNCTION const std::uint8_t* vals(int slots, int k) const {
-    return cols(slots) + blob_part(std::uint64_t(slots) * std::uint64_t(k * col_width()));
+    return packed() ? vals_after<4>(slots, k) : vals_after<1>(slots, k);
   }
 };
 
@@ -211,6 +223,7 @@ struct CompressedCooSpmv {
   using member = typename CompressedCooPolicy<exec, SL>::member_type;
   using warp = Warp<exec>;
   using traits = scalar_traits<S>;
+  static constexpr int row_bytes = Packed ? 4 : 1;  // bytes of rows per slot in the blob
 
   CompressedCooData<S, O, Device> a;
   random_access_t<XView> x;
@@ -227,9 +240,11 @@ struct CompressedCooSpmv {
     if (!h.single())
       raw.row = Packed ? reinterpret_cast<const unsigned*>(h.blob)[s] : unsigned(h.blob[s]);
     if (h.code & CooChunkCode::table)
-      load_bytes<warp, K>(h.vals(a.slots, K) + std::size_t(s) * K, raw.idx);
+      load_bytes<warp, K>(h.template vals_after<row_bytes>(a.slots, K) + std::size_t(s) * K,
+                          raw.idx);
     const int cw = h.col_width();
-    const std::uint8_t* cp = h.cols(a.slots) + std::size_t(s) * K * std::size_t(cw);
+    const std::uint8_t* cp =
+        h.template cols_after<row_bytes>(a.slots) + std::size_t(s) * K * std::size_t(cw);
     if (cw == 1)
       load_bytes<warp, K>(cp, raw.words);
     else if (cw == 2)
@@ -266,7 +281,10 @@ struct CompressedCooSpmv {
       std::memcpy(static_cast<void*>(idx), static_cast<const void*>(raw.idx), sizeof(idx));
       for (int j = 0; j < K; ++j) v[j] = a.table(idx[j]);
     } else {
-      warp::template stream<K>(reinterpret_cast<const S*>(h.vals(a.slots, K)) + std::size_t(s) * K, v);
+      warp::template stream<K>(
+          reinterpret_cast<const S*>(h.template vals_after<row_bytes>(a.slots, K)) +
+              std::size_t(s) * K,
+          v);
     }
   }
 
