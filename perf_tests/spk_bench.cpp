@@ -558,6 +558,9 @@ void coo_format_candidates(const Options& o, const Matrix& a, const std::string&
       spk::CompressedCooOptions raw;
       raw.value_table = false;
       ccoo("raw-", raw, {spk::CompressedCooSpmvParams{}});
+      spk::CompressedCooOptions nogaps;  // column offsets from the baseline only
+      nogaps.column_gaps = false;
+      ccoo("nogaps-", nogaps, {spk::CompressedCooSpmvParams{}});
       // both layouts, whichever the automatic choice is (packed: K = 8, and 4 where the slot
       // layout's K is smaller)
       spk::CompressedCooOptions slots, packed;
@@ -1041,7 +1044,7 @@ void coo_format_memory(const Options& o, const Csr& a, const std::string& case_l
            std::to_string(m.slots_per_chunk()) + " K " + std::to_string(m.entries_per_slot()) +
            ", chunks " + std::to_string(st.chunks) +
            ", columns 8/16/32-bit " + pct(st.col8) + "/" + pct(st.col16) + "/" + pct(st.col32) +
-           ", table values " + pct(st.table_values) + " (table " +
+           " (gaps left out " + pct(st.col_gaps) + ")" + ", table values " + pct(st.table_values) + " (table " +
            std::to_string(st.table_size) + ", covers " +
            fixed(100.0 * st.table_coverage, 1) + "% of entries), single-row " +
            pct(st.single_row) + ", stored entries " + std::to_string(st.stored_entries);
@@ -1054,6 +1057,11 @@ void coo_format_memory(const Options& o, const Csr& a, const std::string& case_l
   memory_of_format(
       "compressed-coo raw", case_label, a,
       [&] { return spk::CompressedCooMatrix<S, int, int, D>(a, raw); }, shape, results);
+  spk::CompressedCooOptions nogaps;
+  nogaps.column_gaps = false;
+  memory_of_format(
+      "compressed-coo no gaps", case_label, a,
+      [&] { return spk::CompressedCooMatrix<S, int, int, D>(a, nogaps); }, shape, results);
   for (auto layout : {spk::CompressedCooLayout::slots, spk::CompressedCooLayout::packed}) {
     spk::CompressedCooOptions lo;
     lo.layout = layout;

@@ -148,6 +148,46 @@ spk_test::HostCsr<S, int> mixed_values(int nrows, int ncols, int mean, std::uint
   return a;
 }
 
+/// Rows whose columns lie in `groups` clusters `reach` apart, as in a 3D stencil: row i has
+/// columns i + g * reach (g < groups) and, in the middle cluster, i +- 1 next to it; every
+/// 97th row empty; random values. Chunks span about (groups - 1) * reach columns, but leaving
+/// the gaps between the clusters out narrows their column offsets.
+template <class S, class O = int>
+spk_test::HostCsr<S, O> clustered_columns(int nrows, int groups, int reach, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int> row_map(1, 0);
+  std::vector<O> cols;
+  std::vector<S> vals;
+  for (int i = 0; i < nrows; ++i) {
+    if (i % 97 != 5)
+      for (int g = 0; g < groups; ++g) {
+        const bool mid = g == groups / 2;
+        for (int d = mid ? -1 : 0; d <= (mid ? 1 : 0); ++d) {
+          cols.push_back(O(1 + i + std::int64_t(g) * reach + d));
+          vals.push_back(spk_test::random_value<S>(rng));
+        }
+      }
+    row_map.push_back(int(cols.size()));
+  }
+  const int ncols = nrows + (groups - 1) * reach + 2;
+  return spk::make_csr<S, O, int, spk::impl::HostDevice>(O(nrows), O(ncols), row_map, cols,
+                                                         vals);
+}
+
+/// One row whose columns are every 1000th of [0, w0) and of [start, start + w1), with both ends
+/// of each interval: a single chunk of B = 32, K = 8 (at most 256 entries).
+spk_test::HostCsr<double, int> two_intervals(int w0, int start, int w1) {
+  std::vector<int> cols;
+  for (int c = 0; c < w0; c += 1000) cols.push_back(c);
+  if (cols.back() != w0 - 1) cols.push_back(w0 - 1);
+  for (int c = start; c < start + w1; c += 1000) cols.push_back(c);
+  if (cols.back() != start + w1 - 1) cols.push_back(start + w1 - 1);
+  std::vector<double> vals(cols.size(), 0.5);
+  for (std::size_t k = 0; k < vals.size(); ++k) vals[k] += double(k);
+  return spk::make_csr<double, int, int, spk::impl::HostDevice>(
+      1, start + w1 + 5, std::vector<int>{0, int(cols.size())}, cols, vals);
+}
+
 }  // namespace
 
 TEST_CASE_TEMPLATE_DEFINE("compressed coo spmv matches the host reference", Device, ccoo_spmv) {
@@ -171,6 +211,12 @@ TEST_CASE_TEMPLATE_DEFINE("compressed coo spmv matches the host reference", Devi
     check_ccoo<Device>(spk_test::random_csr<S, int>(7, 0, 0, 6), 17);
     // one dense row among short ones
     check_ccoo<Device>(spk_test::random_csr<S, int>(150, 170, 3, 7, 40), 19);
+    // columns in three clusters 100000 apart (column gaps: 8- or 16-bit instead of 32), in
+    // five (more clusters than intervals: 32-bit) and in four 40000 apart (two share an
+    // interval: 16-bit); int64 ordinals
+    check_ccoo<Device>(clustered_columns<S>(700, 3, 100000, 31), 33);
+    check_ccoo<Device>(clustered_columns<S>(300, 5, 70000, 32), 35);
+    check_ccoo<Device>(clustered_columns<S, long long>(200, 4, 40000, 33), 37);
     // duplicate entries, from CSR and from COO
     check_ccoo<Device>(spk_test::csr_with_duplicates<S, int>(8), 21);
     check_ccoo<Device>(spk_test::csr_from_coo_with_duplicates<S, int>(9), 23);
@@ -337,6 +383,71 @@ TEST_CASE("compressed coo: chunk encodings, value table and memory") {
       spk::generate::poisson2d_5pt<Kokkos::complex<double>, int, int, D>(10));
   CHECK(z.stats().table_values == 0);
   CHECK(std::string(spk::CompressedCooMatrix<double>::name) == "compressed-coo");
+}
+
+TEST_CASE("compressed coo: column gaps") {
+  using D = spk::impl::HostDevice;
+  using M = spk::CompressedCooMatrix<double, int, int, D>;
+  const auto stencil = clustered_columns<double>(3000, 3, 100000, 5);
+  spk::CompressedCooOptions small;  // 32 rows a chunk: clusters of about 32 columns
+  small.threads_per_chunk = 32;
+  small.entries_per_thread = 8;
+  small.layout = spk::CompressedCooLayout::slots;
+  const M a(stencil, small);
+  const auto st = a.stats();
+  CHECK(a.gapped_chunks() == st.chunks);
+  CHECK(st.col_gaps == st.chunks);
+  CHECK(st.col8 == st.chunks);  // three intervals of about 32 + 34 + 32 columns
+  spk::CompressedCooOptions plain = small;
+  plain.column_gaps = false;
+  const M b(stencil, plain);
+  CHECK(b.stats().col32 == b.stats().chunks);
+  CHECK(b.stats().col_gaps == 0);
+  CHECK(b.gapped_chunks() == 0);
+  // per chunk: 16 gap bytes instead of 3 * 256 more column bytes
+  CHECK(b.memory_bytes() - a.memory_bytes() == std::size_t(st.chunks) * (3 * 256 - 16));
+  // the default: packed (random values, rows of 5 padded to 8), chunks of about 205 rows:
+  // 16-bit offsets
+  const M d(stencil);
+  CHECK(d.packed());
+  CHECK(d.stats().col16 == d.stats().chunks);
+  CHECK(d.gapped_chunks() == d.stats().chunks);
+  // SpMV takes one slot per load where chunks have gaps
+  spk::CompressedCooSpmvParams four;
+  four.slots_per_lane = 4;
+  four.slots_per_load = 4;
+  CHECK(spk::resolve_params(a, spk::Mode::N, four).slots_per_load == 1);
+  // five clusters, three intervals at most: clusters share them, 70000 columns wide or more
+  const M five(clustered_columns<double>(3000, 5, 70000, 6), small);
+  CHECK(five.stats().col32 == five.stats().chunks);
+  CHECK(five.gapped_chunks() == 0);
+  // four clusters 40000 apart: two share an interval, the offsets still fit 16 bits
+  const M four_c(clustered_columns<double>(3000, 4, 40000, 7), small);
+  CHECK(four_c.stats().col16 == four_c.stats().chunks);
+  CHECK(four_c.gapped_chunks() == four_c.stats().chunks);
+  spk_test::check_round_trip(clustered_columns<double>(3000, 4, 40000, 7), four_c.to_csr(),
+                             RoundTrip::without_zeros);
+  // the widths' limits: two intervals of 128 columns (largest compact offset 255) -> 8 bits,
+  // 129 -> 16; of 32768 (65535) -> 16 bits, 32769 -> 32 without gaps
+  const auto single = [&](int w0, int start, int w1) { return M(two_intervals(w0, start, w1), small); };
+  const M i8 = single(128, 1000000, 128), i8b = single(128, 1000000, 129);
+  const M i16 = single(32768, 1000000, 32768), i16b = single(32768, 1000000, 32769);
+  CHECK(i8.stats().chunks == 1);
+  CHECK(i8.stats().single_row == 1);
+  CHECK((i8.stats().col8 == 1 && i8.gapped_chunks() == 1));
+  CHECK((i8b.stats().col16 == 1 && i8b.gapped_chunks() == 1));
+  CHECK((i16.stats().col16 == 1 && i16.gapped_chunks() == 1));
+  CHECK((i16b.stats().col32 == 1 && i16b.gapped_chunks() == 0));
+  for (const M* m : {&i8, &i8b, &i16, &i16b}) {
+    const auto back = m->to_csr();
+    CHECK(back.nnz() == m->nnz());
+  }
+  spk_test::check_round_trip(two_intervals(32768, 1000000, 32768), i16.to_csr(),
+                             RoundTrip::without_zeros);
+  spk_test::check_round_trip(two_intervals(128, 1000000, 129), i8b.to_csr(),
+                             RoundTrip::without_zeros);
+  spk_test::check_round_trip(stencil, a.to_csr(), RoundTrip::without_zeros);
+  spk_test::check_round_trip(stencil, d.to_csr(), RoundTrip::without_zeros);
 }
 
 TEST_CASE_TEMPLATE_DEFINE("compressed coo: the packed layout", Device, ccoo_packed) {

@@ -1,6 +1,7 @@
 // spk/formats/compressed_coo.hpp: compressed COO (Aliaga, Anzt, Quintana-Orti, Tomas, Tsai 2020):
 // balanced COO whose chunks each pick the smallest encoding of their indices (8-bit row offsets,
-// 8/16/32-bit column offsets from a per-chunk baseline) and, when all their values are among the
+// 8/16/32-bit column offsets from a per-chunk baseline, narrower where the gaps between up to
+// three intervals of the chunk's columns are left out) and, when all their values are among the
 // matrix's 256 most frequent ones, 1-byte indices into that value table instead of the values.
 // Layout and kernel: impl/compressed_coo_spmv.hpp. Built from CSR on the device.
 #pragma once
@@ -61,6 +62,11 @@ struct CompressedCooOptions {
   /// 60% more value bytes when they are raw; the packed layout stores no padding for a 4-byte
   /// row word per slot, and its lanes split their slots at row starts.
   CompressedCooLayout layout = CompressedCooLayout::automatic;
+  /// Leave out the gaps between up to three intervals of a chunk's columns where that narrows
+  /// its column offsets (16 bits instead of 32 for 3D stencils and other matrices whose rows
+  /// reach far on both sides, 8 instead of 16 for clustered columns); see CooColumnGaps in
+  /// impl/compressed_coo_spmv.hpp. 16 bytes per such chunk.
+  bool column_gaps = true;
 };
 
 /// Launch parameters of compressed COO SpMV (the chunk shape B x K is the matrix's).
@@ -98,6 +104,7 @@ struct CompressedCooStats {
   bool packed = false;  ///< the packed layout (else the slot layout)
   std::int64_t chunks = 0;
   std::int64_t col8 = 0, col16 = 0, col32 = 0;  ///< column offset widths
+  std::int64_t col_gaps = 0;                    ///< column offsets with gaps left out
   std::int64_t table_values = 0;                ///< values as 1-byte table indices
   std::int64_t single_row = 0;                  ///< no row offsets stored
   std::int64_t stored_entries = 0;              ///< slots x K (fillers and padding included)
@@ -124,6 +131,7 @@ struct CompressedCooArrays {
                                     ///< chunk's padding slots not)
   std::int64_t max_row_slots = 0;   ///< slots of the longest row
   std::int64_t table_chunks = 0;    ///< chunks whose values are table indices
+  std::int64_t gapped_chunks = 0;   ///< chunks whose column offsets leave gaps out
 };
 
 /// The bit pattern of a value (at most 8 bytes), zero-extended: equal values by their bits.
@@ -351,6 +359,103 @@ struct CooChunkEntries {
   }
 };
 
+/// How a chunk's columns, spanning [lo, hi], split into up to three intervals (CooColumnGaps):
+/// the columns mark which of 64 equal buckets of the span they fall in, and the (up to) two
+/// longest runs of empty buckets become the gaps; each interval is then narrowed to its
+/// smallest and largest column. One interval when no bucket is empty.
+struct CooGapPlan {
+  int n = 1;                       ///< intervals
+  int gap_start[2] = {64, 64};     ///< first empty bucket of each gap, ascending
+  std::int64_t lo0 = 0, span1 = 1; ///< the chunk's smallest column and span + 1
+  std::int64_t lo[3] = {0, 0, 0};  ///< smallest and largest column of each interval
+  std::int64_t hi[3] = {0, 0, 0};
+
+  KOKKOS_INLINE_FUNCTION int bucket(std::int64_t col) const {
+    return int(std::uint64_t(col - lo0) * 64u / std::uint64_t(span1));
+  }
+  KOKKOS_INLINE_FUNCTION int interval(std::int64_t col) const {
+    const int b = bucket(col);
+    return (b > gap_start[0] ? 1 : 0) + (b > gap_start[1] ? 1 : 0);
+  }
+  /// The first compact offset of interval i (the columns of the intervals before it).
+  KOKKOS_INLINE_FUNCTION std::int64_t base(int i) const {
+    std::int64_t b = 0;
+    for (int k = 0; k < i; ++k) b += hi[k] - lo[k] + 1;
+    return b;
+  }
+  /// The largest compact offset.
+  KOKKOS_INLINE_FUNCTION std::int64_t compact_max() const { return base(n) - 1; }
+  /// Compact offset of column col.
+  KOKKOS_INLINE_FUNCTION std::uint32_t encode(std::int64_t col) const {
+    const int i = interval(col);
+    return std::uint32_t(col - lo[i] + base(i));
+  }
+  /// The gaps as the kernels read them (compact offsets of at most 16 bits).
+  KOKKOS_INLINE_FUNCTION CooColumnGaps gaps() const {
+    CooColumnGaps g;
+    const int last = n - 1;  // 1 or 2
+    g.shift[0] = unsigned(lo[1] - lo0 - base(1));
+    g.shift[1] = unsigned(lo[last] - lo0 - base(last));
+    g.bounds = unsigned(base(1)) | (unsigned(n == 3 ? base(2) : 0xffff) << 16);
+    return g;
+  }
+};
+
+/// The gap plan of chunk c (entries as CooChunkEntries visits them) whose columns span [lo, hi].
+template <class Entries, class Cols>
+KOKKOS_INLINE_FUNCTION CooGapPlan chunk_gap_plan(const Entries& entries, const Cols& cols,
+                                                 std::int64_t c, std::int64_t lo,
+                                                 std::int64_t hi) {
+  CooGapPlan p;
+  p.lo0 = lo;
+  p.span1 = hi - lo + 1;
+  std::uint64_t mask = 0;
+  entries(c, [&](int, int, std::int64_t, std::int64_t e) {
+    if (e >= 0) mask |= std::uint64_t(1) << p.bucket(std::int64_t(cols(e)));
+  });
+  // the two longest runs of empty buckets between occupied ones (the first found wins a tie)
+  int len[2] = {0, 0}, start[2] = {64, 64};
+  for (int b = 0; b < 64;) {
+    if ((mask >> b) & 1u) {
+      ++b;
+      continue;
+    }
+    int e = b;
+    while (e < 64 && !((mask >> e) & 1u)) ++e;
+    if (e < 64 && b > 0) {
+      if (e - b > len[0]) {
+        len[1] = len[0];
+        start[1] = start[0];
+        len[0] = e - b;
+        start[0] = b;
+      } else if (e - b > len[1]) {
+        len[1] = e - b;
+        start[1] = b;
+      }
+    }
+    b = e;
+  }
+  for (int k = 0; k < 2; ++k)
+    if (len[k] > 0) p.gap_start[p.n++ - 1] = start[k];
+  if (p.n == 3 && p.gap_start[1] < p.gap_start[0]) {
+    const int t = p.gap_start[0];
+    p.gap_start[0] = p.gap_start[1];
+    p.gap_start[1] = t;
+  }
+  for (int i = 0; i < p.n; ++i) {
+    p.lo[i] = hi;
+    p.hi[i] = lo;
+  }
+  entries(c, [&](int, int, std::int64_t, std::int64_t e) {
+    if (e < 0) return;
+    const std::int64_t col = std::int64_t(cols(e));
+    const int i = p.interval(col);
+    p.lo[i] = col < p.lo[i] ? col : p.lo[i];
+    p.hi[i] = col > p.hi[i] ? col : p.hi[i];
+  });
+  return p;
+}
+
 /// Compressed COO arrays of `a`, built on its device (see the file comment of
 /// impl/compressed_coo_spmv.hpp for the layouts): the value table, slots or stored entries per
 /// row and their scan, then one thread per chunk measuring it (baseline column, column width,
@@ -448,6 +553,7 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
   const auto base_col = r.base_col;
   const auto offsets = r.offsets;
   std::int64_t wide = 0;
+  const bool try_gaps = opt.column_gaps;
   Kokkos::parallel_reduce(
       "spk::ccoo::measure", Range64<exec>(0, n_chunks),
       KOKKOS_LAMBDA(const std::int64_t c, std::int64_t& too_wide) {
@@ -464,10 +570,21 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
         });
         if (lo < 0) lo = hi = 0;  // only fillers
         const std::uint64_t span = std::uint64_t(hi - lo);
-        const std::uint8_t width = span < 256u ? 0 : span < 65536u ? 1 : 2;
+        std::uint8_t width = span < 256u ? 0 : span < 65536u ? 1 : 2;
         if (span > 0xffffffffull) too_wide += 1;
+        bool gapped = false;
+        if (try_gaps && width > 0 && span <= 0xffffffffull) {
+          const CooGapPlan plan = chunk_gap_plan(entries, in_cols, c, lo, hi);
+          const std::int64_t m = plan.compact_max();
+          const std::uint8_t narrow = m < 256 ? 0 : m < 65536 ? 1 : 2;
+          if (plan.n > 1 && narrow < width && m < 65536) {
+            width = narrow;
+            gapped = true;
+          }
+        }
         const bool single = row_first == row_last;
         std::uint8_t code = width;
+        if (gapped) code |= CooChunkCode::col_gaps;
         if (in_table) code |= CooChunkCode::table;
         if (single) code |= CooChunkCode::single_row;
         if (packed) code |= CooChunkCode::packed;
@@ -479,7 +596,8 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
         base_col(c) = O(lo);
         const std::uint64_t n = std::uint64_t(entries_per_chunk);
         offsets(c + 1) = (single ? 0 : blob_part(std::uint64_t(B) * (packed ? 4 : 1))) +
-                         blob_part(n << width) + blob_part(n * (in_table ? 1 : sizeof(S)));
+                         blob_part(n << width) + blob_part(n * (in_table ? 1 : sizeof(S))) +
+                         (gapped ? CooColumnGaps::bytes : 0);
       },
       wide);
   require(wide == 0, where, wide, " chunks span more than 2^32 columns");
@@ -489,6 +607,12 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
         if (codes(c) & CooChunkCode::table) ++n;
       },
       r.table_chunks);
+  Kokkos::parallel_reduce(
+      "spk::ccoo::gapped_chunks", Range64<exec>(0, n_chunks),
+      KOKKOS_LAMBDA(const std::int64_t c, std::int64_t& n) {
+        if (codes(c) & CooChunkCode::col_gaps) ++n;
+      },
+      r.gapped_chunks);
   std::uint64_t total = 0;  // offsets(c + 1) holds chunk c's bytes: scan them in place
   Kokkos::parallel_scan(
       "spk::ccoo::offsets", Range64<exec>(0, n_chunks),
@@ -507,6 +631,21 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
         std::uint8_t* rows = blob.data() + offsets(c);
         std::uint8_t* cols = rows + (h.cols(B) - h.blob);
         std::uint8_t* vals = rows + (h.vals(B, K) - h.blob);
+        CooGapPlan plan;
+        if (h.gapped()) {
+          std::int64_t lo = std::int64_t(h.col0), hi = lo;
+          entries(c, [&](int, int, std::int64_t, std::int64_t e) {
+            if (e >= 0) hi = std::int64_t(in_cols(e)) > hi ? std::int64_t(in_cols(e)) : hi;
+          });
+          plan = chunk_gap_plan(entries, in_cols, c, lo, hi);
+          const CooColumnGaps g = plan.gaps();
+          const auto* at =
+              reinterpret_cast<const std::uint8_t*>(h.gaps(B, K, tab ? 1 : int(sizeof(S))));
+          unsigned* gw = reinterpret_cast<unsigned*>(rows + (at - h.blob));
+          gw[0] = g.shift[0];
+          gw[1] = g.shift[1];
+          gw[2] = g.bounds;
+        }
         const std::int64_t r0 = std::int64_t(h.row0);
         unsigned word = 0;  // the slot's row offset (and, packed, its row starts)
         std::int64_t prev = r0;
@@ -526,7 +665,9 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
           prev = i;
           const std::int64_t t = std::int64_t(q) * K + j;
           const std::uint32_t off =
-              e < 0 ? 0u : std::uint32_t(std::int64_t(in_cols(e)) - std::int64_t(h.col0));
+              e < 0        ? 0u
+              : h.gapped() ? plan.encode(std::int64_t(in_cols(e)))
+                           : std::uint32_t(std::int64_t(in_cols(e)) - std::int64_t(h.col0));
           if (width == 0)
             cols[t] = std::uint8_t(off);
           else if (width == 1)
@@ -583,6 +724,7 @@ class CompressedCooMatrix {
     mean_row_slots_ = arr.mean_row_slots;
     max_row_slots_ = arr.max_row_slots;
     table_chunks_ = arr.table_chunks;
+    gapped_chunks_ = arr.gapped_chunks;
   }
 
   ordinal_type nrows() const { return nrows_; }
@@ -602,6 +744,8 @@ class CompressedCooMatrix {
   std::int64_t max_row_slots() const { return max_row_slots_; }
   /// Chunks whose values are 1-byte table indices.
   std::int64_t table_chunks() const { return table_chunks_; }
+  /// Chunks whose column offsets leave gaps out (CompressedCooOptions::column_gaps).
+  std::int64_t gapped_chunks() const { return gapped_chunks_; }
 
   /// Bytes held by the arrays: blob, per-chunk code, baselines and offset, value table.
   std::size_t memory_bytes() const {
@@ -620,6 +764,7 @@ class CompressedCooMatrix {
       (w == 0 ? st.col8 : w == 1 ? st.col16 : st.col32) += 1;
       if (h(c) & impl::CooChunkCode::table) ++st.table_values;
       if (h(c) & impl::CooChunkCode::single_row) ++st.single_row;
+      if (h(c) & impl::CooChunkCode::col_gaps) ++st.col_gaps;
     }
     st.stored_entries = st.chunks * slots_ * k_;
     st.table_size = int(table_.extent(0));
@@ -655,6 +800,7 @@ class CompressedCooMatrix {
   double mean_row_slots_ = 0;
   std::int64_t max_row_slots_ = 0;
   std::int64_t table_chunks_ = 0;
+  std::int64_t gapped_chunks_ = 0;
   std::shared_ptr<impl::CooPartials<value_type, device_type>> partials_ =
       std::make_shared<impl::CooPartials<value_type, device_type>>();
 };
@@ -670,6 +816,10 @@ KOKKOS_INLINE_FUNCTION void for_each_chunk_entry(const CompressedCooData<S, O, D
   const int width = code & CooChunkCode::col_width_mask;
   const std::uint8_t* cols = h.cols(a.slots);
   const std::uint8_t* vals = h.vals(a.slots, a.k);
+  const CooColumnGaps gaps =
+      h.gapped() ? CooColumnGaps::from_words(h.gaps(
+                       a.slots, a.k, (code & CooChunkCode::table) ? 1 : int(sizeof(S))))
+                 : CooColumnGaps{};
   for (int q = 0; q < a.slots; ++q) {
     O r = h.single() ? h.row0 : O(h.row0 + O(h.blob[q]));
     unsigned starts = 0;  // packed: the entries that start the next row
@@ -681,9 +831,10 @@ KOKKOS_INLINE_FUNCTION void for_each_chunk_entry(const CompressedCooData<S, O, D
     for (int j = 0; j < a.k; ++j) {
       if ((starts >> j) & 1u) ++r;
       const std::int64_t t = std::int64_t(q) * a.k + j;
-      const std::uint32_t off = width == 0   ? cols[t]
-                                : width == 1 ? reinterpret_cast<const std::uint16_t*>(cols)[t]
-                                             : reinterpret_cast<const std::uint32_t*>(cols)[t];
+      const std::uint32_t off = gaps.apply(
+          width == 0   ? cols[t]
+          : width == 1 ? reinterpret_cast<const std::uint16_t*>(cols)[t]
+                       : reinterpret_cast<const std::uint32_t*>(cols)[t]);
       const S v = (code & CooChunkCode::table) ? a.table(vals[t])
                                                : reinterpret_cast<const S*>(vals)[t];
       if (!(v == scalar_traits<S>::zero())) f(r, O(h.col0 + O(off)), v);
@@ -794,8 +945,9 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
   // slots whose loads go together: a power of two, so it divides slots_per_lane once capped
   p.slots_per_load = p.slots_per_load == 0 ? p.slots_per_lane
                                             : std::min(p.slots_per_load, p.slots_per_lane);
-  // the packed layout's lanes load one slot at a time (one kernel per K instead of three)
-  if (a.packed()) p.slots_per_load = 1;
+  // the packed layout's lanes load one slot at a time (one kernel per K instead of three), and
+  // so do those of a matrix with column gaps (the gaps' six words per slot in registers)
+  if (a.packed() || a.gapped_chunks() > 0) p.slots_per_load = 1;
   if (!gpu) {
     p.chunks_per_team = 1;
   } else if (p.chunks_per_team == 0) {

@@ -14,7 +14,9 @@
 // the slot's first row in its low 24 bits and in its high 8 bits a bit per entry j > 0 that
 // starts the next row; then the B * K column offsets from the baseline column in 8, 16 or 32
 // bits, and the B * K values, either raw or as 8-bit indices into the matrix's table of (at
-// most) 256 values.
+// most) 256 values; a chunk whose column offsets leave out the gaps between up to three
+// intervals of its columns (CooChunkCode::col_gaps, CooColumnGaps) ends with a 16-byte part
+// of the gaps.
 //
 // SpMV: on CUDA a team of warps takes a few consecutive chunks, each warp a window of 32 * S
 // consecutive slots of every chunk and each lane S consecutive slots (S = slots per lane: the K
@@ -48,6 +50,33 @@ struct CooChunkCode {
   static constexpr std::uint8_t first_continues = 16;  ///< first row began in the chunk before
   static constexpr std::uint8_t last_continues = 32;   ///< last row goes on in the next chunk
   static constexpr std::uint8_t packed = 64;  ///< packed layout: a 32-bit row word per slot
+  static constexpr std::uint8_t col_gaps = 128;  ///< column offsets with gaps removed
+};
+
+/// A chunk's column gaps (CooChunkCode::col_gaps): the chunk's columns lie in up to three
+/// intervals, and a column offset u counts columns with the gaps between the intervals left out,
+/// so that 3D stencils (rows reaching a plane below and one above) fit 16-bit offsets instead
+/// of 32 and other clustered columns 8-bit instead of 16. The column is baseline + u + shift
+/// of u's interval: none in the first (u < bound 0), shift[0] in the second, shift[1] in the
+/// third (u >= bound 1; with two intervals shift[1] = shift[0]). Stored as three words
+/// (shift[0], shift[1], bound 0 | bound 1 << 16: gapped offsets have at most 16 bits) in a
+/// 16-byte part after the values; the kernels hold them in three registers.
+struct CooColumnGaps {
+  unsigned shift[2] = {0, 0};
+  unsigned bounds = 0xffffffffu;
+  static constexpr int bytes = 16;
+  /// The column offset from the baseline of compact offset u.
+  KOKKOS_INLINE_FUNCTION unsigned apply(unsigned u) const {
+    const unsigned s = u >= (bounds >> 16) ? shift[1] : shift[0];
+    return u + (u >= (bounds & 0xffffu) ? s : 0u);
+  }
+  KOKKOS_INLINE_FUNCTION static CooColumnGaps from_words(const unsigned* w) {
+    CooColumnGaps g;
+    g.shift[0] = w[0];
+    g.shift[1] = w[1];
+    g.bounds = w[2];
+    return g;
+  }
 };
 
 /// The first row of a packed slot's row word, relative to the chunk's baseline row.
@@ -84,9 +113,22 @@ struct CooChunkHead {
     return cols_after<RowBytes>(slots) +
            blob_part(std::uint64_t(slots) * std::uint64_t(k * col_width()));
   }
+  /// The column gaps' words (CooColumnGaps; chunks with CooChunkCode::col_gaps), after the
+  /// values of `value_bytes` bytes each (1 for table indices), RowBytes as cols_after
+  template <int RowBytes>
+  KOKKOS_INLINE_FUNCTION const unsigned* gaps_after(int slots, int k, int value_bytes) const {
+    return reinterpret_cast<const unsigned*>(
+        vals_after<RowBytes>(slots, k) +
+        blob_part(std::uint64_t(slots) * std::uint64_t(k) * std::uint64_t(value_bytes)));
+  }
+  KOKKOS_INLINE_FUNCTION bool gapped() const { return (code & CooChunkCode::col_gaps) != 0; }
   /// The column offsets, for either layout
   KOKKOS_INLINE_FUNCTION const std::uint8_t* cols(int slots) const {
     return packed() ? cols_after<4>(slots) : cols_after<1>(slots);
+  }
+  /// The column gaps' words, for either layout
+  KOKKOS_INLINE_FUNCTION const unsigned* gaps(int slots, int k, int value_bytes) const {
+    return packed() ? gaps_after<4>(slots, k, value_bytes) : gaps_after<1>(slots, k, value_bytes);
   }
   /// The values or their table indices, for either layout
   KOKKOS_INLINE_FUNCTION const std::uint8_t* vals(int slots, int k) const {
@@ -179,11 +221,14 @@ using CompressedCooPolicy =
 /// The still-encoded row offset (the packed layout's row word), K column offsets (K words hold the widest, 32-bit, offsets)
 /// and, in a chunk of table-coded values, K table indices of a slot, as loaded: kept in
 /// registers while the slots before it are multiplied.
-template <int K>
+/// With G, also the chunk's column gaps (CooColumnGaps' three words; loaded only in chunks that
+/// have them, by kernels that take one slot at a time).
+template <int K, bool G>
 struct CooRawSlot {
   unsigned row = 0;
   unsigned words[K];
   unsigned idx[(K + 3) / 4] = {};
+  unsigned gaps[G ? 3 : 1] = {};
 };
 
 /// Loads NB bytes at p (aligned to the widest load used) into words.
@@ -208,6 +253,15 @@ KOKKOS_INLINE_FUNCTION void decode_columns(const unsigned (&words)[K], O base, O
   for (int j = 0; j < K; ++j) col[j] = O(base + O(off[j]));
 }
 
+/// As decode_columns, for offsets with the chunk's column gaps left out.
+template <int K, class T, class O>
+KOKKOS_INLINE_FUNCTION void decode_columns(const unsigned (&words)[K], O base,
+                                           const CooColumnGaps& g, O (&col)[K]) {
+  T off[K];
+  std::memcpy(static_cast<void*>(off), static_cast<const void*>(words), sizeof(off));
+  for (int j = 0; j < K; ++j) col[j] = O(base + O(g.apply(unsigned(off[j]))));
+}
+
 /// SpMV over windows of `wslots` slots: on CUDA a warp's window is 32 * lane_slots slots, each
 /// lane taking lane_slots consecutive ones, SL at a time (their loads issued together); on CPU
 /// backends one thread takes a whole chunk (lane_slots = B, SL = 1). A team takes
@@ -224,6 +278,9 @@ struct CompressedCooSpmv {
   using warp = Warp<exec>;
   using traits = scalar_traits<S>;
   static constexpr int row_bytes = Packed ? 4 : 1;  // bytes of rows per slot in the blob
+  // chunks with column gaps are read by the kernels of one slot at a time (resolve_params)
+  static constexpr bool gaps = SL == 1;
+  using raw_slot = CooRawSlot<K, gaps>;
 
   CompressedCooData<S, O, Device> a;
   random_access_t<XView> x;
@@ -236,7 +293,7 @@ struct CompressedCooSpmv {
   /// Issues the loads of slot s's row and column offsets and, in a chunk of table-coded values,
   /// its table indices (nothing waits on them here).
   KOKKOS_INLINE_FUNCTION void load_slot(const CooChunkHead<O>& h, int s,
-                                        CooRawSlot<K>& raw) const {
+                                        raw_slot& raw) const {
     if (!h.single())
       raw.row = Packed ? reinterpret_cast<const unsigned*>(h.blob)[s] : unsigned(h.blob[s]);
     if (h.code & CooChunkCode::table)
@@ -245,16 +302,28 @@ struct CompressedCooSpmv {
     const int cw = h.col_width();
     const std::uint8_t* cp =
         h.template cols_after<row_bytes>(a.slots) + std::size_t(s) * K * std::size_t(cw);
-    if (cw == 1)
+    // the plain widths tested first, so that chunks without gaps branch as before
+    const int key = h.code & (CooChunkCode::col_width_mask | CooChunkCode::col_gaps);
+    if (key == 0)
       load_bytes<warp, K>(cp, raw.words);
-    else if (cw == 2)
+    else if (key == 1)
       load_bytes<warp, 2 * K>(cp, raw.words);
-    else
+    else if (!gaps || key == 2)
       load_bytes<warp, 4 * K>(cp, raw.words);
+    else if constexpr (gaps) {  // 8- or 16-bit offsets (gaps are kept where they narrow them)
+      if (key == CooChunkCode::col_gaps)
+        load_bytes<warp, K>(cp, raw.words);
+      else
+        load_bytes<warp, 2 * K>(cp, raw.words);
+      warp::template load<3>(
+          h.template gaps_after<row_bytes>(a.slots, K,
+                                           (h.code & CooChunkCode::table) ? 1 : int(sizeof(S))),
+          raw.gaps);
+    }
   }
 
   /// Slot's (first) row r, its columns and, packed, the bits of the entries that start a row.
-  KOKKOS_INLINE_FUNCTION void decode_slot(const CooChunkHead<O>& h, const CooRawSlot<K>& raw,
+  KOKKOS_INLINE_FUNCTION void decode_slot(const CooChunkHead<O>& h, const raw_slot& raw,
                                           O& r, unsigned& starts, O (&col)[K]) const {
     starts = 0;
     if (h.single())
@@ -264,17 +333,24 @@ struct CompressedCooSpmv {
       starts = raw.row >> 24;
     } else
       r = O(h.row0 + O(raw.row));
-    const int cw = h.col_width();
-    if (cw == 1)
+    const int key = h.code & (CooChunkCode::col_width_mask | CooChunkCode::col_gaps);
+    if (key == 0)
       decode_columns<K, std::uint8_t>(raw.words, h.col0, col);
-    else if (cw == 2)
+    else if (key == 1)
       decode_columns<K, std::uint16_t>(raw.words, h.col0, col);
-    else
+    else if (!gaps || key == 2)
       decode_columns<K, std::uint32_t>(raw.words, h.col0, col);
+    else if constexpr (gaps) {
+      const CooColumnGaps g = CooColumnGaps::from_words(raw.gaps);
+      if (key == CooChunkCode::col_gaps)
+        decode_columns<K, std::uint8_t>(raw.words, h.col0, g, col);
+      else
+        decode_columns<K, std::uint16_t>(raw.words, h.col0, g, col);
+    }
   }
 
   /// Slot s's values: looked up in the table (indices loaded with the offsets) or loaded.
-  KOKKOS_INLINE_FUNCTION void load_values(const CooChunkHead<O>& h, const CooRawSlot<K>& raw,
+  KOKKOS_INLINE_FUNCTION void load_values(const CooChunkHead<O>& h, const raw_slot& raw,
                                           int s, S (&v)[K]) const {
     if (h.code & CooChunkCode::table) {
       std::uint8_t idx[K];
@@ -298,7 +374,7 @@ struct CompressedCooSpmv {
     const int s0 = wr * wslots;
     const int first = s0 + lane * lane_slots;
     CooChunkHead<O> h = a.head(c0);
-    CooRawSlot<K> pre[SL];  // the lane's first SL slots of chunk c
+    raw_slot pre[SL];  // the lane's first SL slots of chunk c
     for (int q = 0; q < SL; ++q) load_slot(h, first + q, pre[q]);
     for (std::int64_t c = c0; c < c1; ++c) {
       const CooChunkHead<O> cur = h;
@@ -313,7 +389,7 @@ struct CompressedCooSpmv {
   /// loads the next group's (or, at the end, the next chunk's first when `more`) while its
   /// values and x are on their way.
   KOKKOS_INLINE_FUNCTION void chunk(const CooChunkHead<O>& h, std::int64_t w, int s0, int first,
-                                    CooRawSlot<K> (&raw)[SL], bool more,
+                                    raw_slot (&raw)[SL], bool more,
                                     const CooChunkHead<O>& next) const {
     const bool single = h.single();
     const int lane = warp::lane();
