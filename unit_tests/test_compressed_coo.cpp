@@ -211,18 +211,25 @@ TEST_CASE_TEMPLATE_DEFINE("compressed coo spmv matches the host reference", Devi
     check_ccoo<Device>(spk_test::random_csr<S, int>(7, 0, 0, 6), 17);
     // one dense row among short ones
     check_ccoo<Device>(spk_test::random_csr<S, int>(150, 170, 3, 7, 40), 19);
-    // columns in three clusters 100000 apart (column gaps: 8- or 16-bit instead of 32), in
-    // five (more clusters than intervals: 32-bit) and in four 40000 apart (two share an
-    // interval: 16-bit); int64 ordinals
-    check_ccoo<Device>(clustered_columns<S>(700, 3, 100000, 31), 33);
-    check_ccoo<Device>(clustered_columns<S>(300, 5, 70000, 32), 35);
-    check_ccoo<Device>(clustered_columns<S, long long>(200, 4, 40000, 33), 37);
     // duplicate entries, from CSR and from COO
     check_ccoo<Device>(spk_test::csr_with_duplicates<S, int>(8), 21);
     check_ccoo<Device>(spk_test::csr_from_coo_with_duplicates<S, int>(9), 23);
   });
 }
 TEST_CASE_TEMPLATE_APPLY(ccoo_spmv, spk_test::all_devices);
+
+TEST_CASE_TEMPLATE_DEFINE("compressed coo spmv with column gaps", Device, ccoo_gaps) {
+  spk_test::for_each_type<spk_test::all_scalars>([](auto* tag) {
+    using S = std::remove_pointer_t<decltype(tag)>;
+    // columns in three clusters 100000 apart (column gaps: 8- or 16-bit instead of 32), in
+    // five (more clusters than intervals: 32-bit) and in four 40000 apart (two share an
+    // interval: 16-bit); int64 ordinals
+    check_ccoo<Device>(clustered_columns<S>(700, 3, 100000, 31), 33);
+    check_ccoo<Device>(clustered_columns<S>(300, 5, 70000, 32), 35);
+    check_ccoo<Device>(clustered_columns<S, long long>(200, 4, 40000, 33), 37);
+  });
+}
+TEST_CASE_TEMPLATE_APPLY(ccoo_gaps, spk_test::all_devices);
 
 TEST_CASE_TEMPLATE_DEFINE("compressed coo on generated matrices", Device, ccoo_generated) {
   for (const auto& g : spk_test::generated_matrices<double>()) {
@@ -474,8 +481,9 @@ TEST_CASE_TEMPLATE_DEFINE("compressed coo: the packed layout", Device, ccoo_pack
         ccoo_params(), 33, RoundTrip::without_zeros);
   }
   // 2D 5-point stencil with random values: the slot layout pads rows of 5 to 8 entries, the
-  // packed layout does not; the automatic layout takes it, while the stencil's own values (2
-  // distinct: the table) keep the slot layout
+  // packed layout does not; the automatic layout takes it, and also with the stencil's own
+  // values (2 distinct: the table), whose rows of at most 5 entries the slots pad by > 50%;
+  // table-coded rows padded less (27-point: 27 -> 32) or longer than a slot keep the slots
   spk::generate::GeneratorOptions rnd;
   rnd.random_values = true;
   const auto p5 = spk::generate::poisson2d_5pt<double, int, int, Device>(40, rnd);
@@ -489,7 +497,24 @@ TEST_CASE_TEMPLATE_DEFINE("compressed coo: the packed layout", Device, ccoo_pack
   CHECK(mp.stats().stored_entries < 5 * 1600 + 1024);
   CHECK(double(mp.memory_bytes()) < 0.75 * double(ms.memory_bytes()));
   CHECK(double(mp.memory_bytes()) < 0.9 * double(p5.memory_bytes()));
-  CHECK(!M(spk::generate::poisson2d_5pt<double, int, int, Device>(40)).packed());
+  CHECK(M(spk::generate::poisson2d_5pt<double, int, int, Device>(40)).packed());
+  CHECK(!M(spk::generate::poisson3d_27pt<double, int, int, Device>(10)).packed());
+  {
+    // values 1 (the table), rows of 3 or 5 entries (K = 8: padded by 100%), and row 17 of
+    // `long_row` entries: packed where that row fits a slot
+    const auto ones = [](int long_row) {
+      std::vector<int> rm{0}, cols;
+      for (int i = 0; i < 300; ++i) {
+        const int len = i == 17 ? long_row : 3 + 2 * (i % 2);
+        for (int j = 0; j < len; ++j) cols.push_back((i * 7 + j * 3) % 250);
+        rm.push_back(int(cols.size()));
+      }
+      return spk::copy_to<Device>(spk::make_csr<double, int, int, spk::impl::HostDevice>(
+          300, 250, rm, cols, std::vector<double>(cols.size(), 1.0)));
+    };
+    CHECK(M(ones(8)).packed());
+    CHECK(!M(ones(40)).packed());
+  }
   // K = 1 pads nothing: the slot layout
   spk::CompressedCooOptions k1;
   k1.entries_per_thread = 1;
