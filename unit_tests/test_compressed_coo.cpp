@@ -261,11 +261,20 @@ TEST_CASE_TEMPLATE_DEFINE("compressed coo: row shape and the default launch", De
     const auto rt = spk::resolve_params(s27, spk::Mode::T, {});
     CHECK(std::make_pair(rt.slots_per_lane, rt.slots_per_load) == std::make_pair(1, 1));
   }
-  spk::CompressedCooSpmvParams given;  // given values are kept (within the chunk's windows)
+  // given values are kept (within the chunk's windows), one slot per load with column gaps
+  // (this small stencil's chunks of 32 rows take 8-bit offsets with them, 16-bit without)
+  spk::CompressedCooOptions plain;
+  plain.column_gaps = false;
+  const M s27p(spk::generate::poisson3d_27pt<double, int, int, Device>(12), plain);
+  CHECK(s27.gapped_chunks() > s27.n_chunks() / 2);
+  CHECK(s27p.gapped_chunks() == 0);
+  CHECK(s27.memory_bytes() < s27p.memory_bytes());
+  spk::CompressedCooSpmvParams given;
   given.slots_per_lane = 4;
-  CHECK(launch(s27, given) == (gpu ? std::make_pair(4, 4) : std::make_pair(1, 1)));
+  CHECK(launch(s27p, given) == (gpu ? std::make_pair(4, 4) : std::make_pair(1, 1)));
+  CHECK(launch(s27, given) == (gpu ? std::make_pair(4, 1) : std::make_pair(1, 1)));
   given.slots_per_load = 2;
-  CHECK(launch(s27, given) == (gpu ? std::make_pair(4, 2) : std::make_pair(1, 1)));
+  CHECK(launch(s27p, given) == (gpu ? std::make_pair(4, 2) : std::make_pair(1, 1)));
   // the same pattern with random values: raw values, one slot per lane
   spk::generate::GeneratorOptions rnd;
   rnd.random_values = true;
