@@ -519,14 +519,7 @@ CompressedCooArrays<S, O, typename CsrMatrix<S, O, F, D>::device_type> csr_to_co
       // table-coded values: packed only where the slot layout pads by half or more and no row
       // is longer than a slot (rows then span at most two lanes; H100: the 2D 5-point stencil
       // 1.59-1.63x -> 1.69-1.74x cuSPARSE CSR, while R-MAT's long rows ran 6% slower packed)
-      std::int64_t longest = 0;
-      Kokkos::parallel_reduce(
-          "spk::ccoo::longest_row", Range64<exec>(0, nrows),
-          KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& m) {
-            const std::int64_t n = std::int64_t(row_map(i + 1)) - std::int64_t(row_map(i));
-            if (n > m) m = n;
-          },
-          Kokkos::Max<std::int64_t>(longest));
+      const std::int64_t longest = longest_segment<exec>(row_map);
       packed = padded >= 1.5 && longest <= K;
     }
   }

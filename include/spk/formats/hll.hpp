@@ -85,22 +85,6 @@ struct HllOptions {
 
 namespace impl {
 
-/// The most entries of a segment [offsets(t), offsets(t + 1)) (0 for no segment).
-template <class ExecSpace, class Offsets>
-std::int64_t longest_segment(const Offsets& offsets) {
-  const std::int64_t n = std::int64_t(offsets.extent(0)) - 1;
-  std::int64_t longest = 0;
-  if (n <= 0) return longest;
-  Kokkos::parallel_reduce(
-      "spk::hll::longest_segment", Range64<ExecSpace>(0, n),
-      KOKKOS_LAMBDA(const std::int64_t t, std::int64_t& m) {
-        const std::int64_t len = std::int64_t(offsets(t + 1)) - std::int64_t(offsets(t));
-        if (len > m) m = len;
-      },
-      Kokkos::Max<std::int64_t>(longest));
-  return longest;
-}
-
 /// The arrays of an HLL matrix (see HllMatrix).
 template <class S, class O, class F, class D>
 struct HllArrays {
