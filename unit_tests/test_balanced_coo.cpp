@@ -285,13 +285,8 @@ TEST_CASE_TEMPLATE_DEFINE("balanced coo on the shared real matrices", Device, bc
         atomic.accumulate = spk::CooAccumulate::atomic;
         det.accumulate = spk::CooAccumulate::deterministic;
         det.threads_per_team = 32;
-        const S alpha = spk::scalar_traits<S>::make(0.5, complex ? 0.25 : 0.0);
-        for (const auto& p : {spk::BalancedCooSpmvParams{}, small, atomic, det}) {
-          spk_test::check_format_spmv<Device>(f, host, spk::Mode::N, alpha, S(0), 17, p);
-          spk_test::check_format_spmv<Device>(f, host, spk::Mode::T, alpha, S(2), 19, p);
-          if (complex)
-            spk_test::check_format_spmv<Device>(f, host, spk::Mode::H, alpha, S(2), 23, p);
-        }
+        const std::vector<spk::BalancedCooSpmvParams> launches{{}, small, atomic, det};
+        spk_test::check_real_spmv<Device>(f, host, complex, launches);
         return true;
       });
 }

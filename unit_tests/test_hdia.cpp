@@ -109,12 +109,8 @@ TEST_CASE_TEMPLATE_DEFINE("hdia on the shared real matrices", Device, hdia_real)
       spk::HdiaSpmvParams small;
       small.threads_per_row = 2;
       small.scratch_diags = 5;
-      const S alpha = spk::scalar_traits<S>::make(0.5, complex ? 0.25 : 0.0);
-      for (const auto& p : {spk::HdiaSpmvParams{}, small}) {
-        spk_test::check_format_spmv<Device>(f, host, spk::Mode::N, alpha, S(0), 17, p);
-        spk_test::check_format_spmv<Device>(f, host, spk::Mode::T, alpha, S(2), 19, p);
-        if (complex) spk_test::check_format_spmv<Device>(f, host, spk::Mode::H, alpha, S(2), 23, p);
-      }
+      const std::vector<spk::HdiaSpmvParams> launches{{}, small};
+      spk_test::check_real_spmv<Device>(f, host, complex, launches);
       return true;
     } catch (const spk::PaddingLimitExceeded& e) {
       MESSAGE("hdia refuses by its padding limit: " << std::string(e.what()));

@@ -411,13 +411,8 @@ TEST_CASE_TEMPLATE_DEFINE("hll on the shared real matrices", Device, hll_real) {
         spk::HllSpmvParams two;
         two.threads_per_row = 2;
         two.tail_lanes = 4;
-        const S alpha = spk::scalar_traits<S>::make(0.5, complex ? 0.25 : 0.0);
-        for (const auto& p : {spk::HllSpmvParams{}, two}) {
-          spk_test::check_format_spmv<Device>(f, host, spk::Mode::N, alpha, S(0), 17, p);
-          spk_test::check_format_spmv<Device>(f, host, spk::Mode::T, alpha, S(2), 19, p);
-          if (complex)
-            spk_test::check_format_spmv<Device>(f, host, spk::Mode::H, alpha, S(2), 23, p);
-        }
+        const std::vector<spk::HllSpmvParams> launches{{}, two};
+        spk_test::check_real_spmv<Device>(f, host, complex, launches);
       }
       const spk::HllMatrix<S, int, int, Device> old(a, no_tail);
       check_hll_layout(host, old, no_tail);

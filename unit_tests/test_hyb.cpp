@@ -105,13 +105,8 @@ TEST_CASE_TEMPLATE_DEFINE("hyb on the shared real matrices", Device, hyb_real) {
         spk::HybSpmvParams two;
         two.threads_per_row = 2;
         two.coo_entries_per_thread = 1;
-        const S alpha = spk::scalar_traits<S>::make(0.5, complex ? 0.25 : 0.0);
-        for (const auto& p : {spk::HybSpmvParams{}, two}) {
-          spk_test::check_format_spmv<Device>(f, host, spk::Mode::N, alpha, S(0), 17, p);
-          spk_test::check_format_spmv<Device>(f, host, spk::Mode::T, alpha, S(2), 19, p);
-          if (complex)
-            spk_test::check_format_spmv<Device>(f, host, spk::Mode::H, alpha, S(2), 23, p);
-        }
+        const std::vector<spk::HybSpmvParams> launches{{}, two};
+        spk_test::check_real_spmv<Device>(f, host, complex, launches);
       }
       return true;
     } catch (const spk::PaddingLimitExceeded& e) {

@@ -85,7 +85,7 @@ struct CompressedCooSpmvParams {
   /// slots_per_lane; more at once keeps more bytes in flight but takes more registers, under a
   /// lower bound of teams per SM); a group loads the next group's offsets while its values and
   /// x arrive. 0 = all of them (slots_per_lane), or 1 where slots_per_lane is chosen as 2.
-  /// Always 1 for a matrix in the packed layout.
+  /// Always 1 for a matrix in the packed layout or with column gaps, and for op = T / H.
   int slots_per_load = 0;
 };
 
@@ -1003,8 +1003,9 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
   p.slots_per_load = p.slots_per_load == 0 ? p.slots_per_lane
                                             : std::min(p.slots_per_load, p.slots_per_lane);
   // the packed layout's lanes load one slot at a time (one kernel per K instead of three), and
-  // so do those of a matrix with column gaps (the gaps' six words per slot in registers)
-  if (a.packed() || a.gapped_chunks() > 0) p.slots_per_load = 1;
+  // so do those of a matrix with column gaps (the gaps' six words per slot in registers) and
+  // those of op = T / H (their atomics, not their loads, bound them; a third of the kernels)
+  if (a.packed() || a.gapped_chunks() > 0 || mode != Mode::N) p.slots_per_load = 1;
   if (!gpu) {
     p.chunks_per_team = 1;
   } else if (p.chunks_per_team == 0) {
@@ -1081,8 +1082,8 @@ void spmv(Mode mode, typename CompressedCooMatrix<S, O, F, D>::value_type alpha,
         const auto with_layout = [&](auto packed) {
           constexpr bool P = decltype(packed)::value;
           // CPU backends take a chunk per thread (resolve_params gives one slot per lane), the
-          // packed layout one slot per load
-          if constexpr (!impl::is_gpu_space<exec>() || P)
+          // packed layout and op = T / H one slot per load
+          if constexpr (!impl::is_gpu_space<exec>() || P || T)
             impl::compressed_coo_launch<K, 1, T, A, P>(p, mode, alpha, a, x, beta, y);
           else if (p.slots_per_load == 1)
             impl::compressed_coo_launch<K, 1, T, A, P>(p, mode, alpha, a, x, beta, y);
