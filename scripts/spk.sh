@@ -11,10 +11,11 @@
 #   SPK_BUILD_DIR   build directory (default: build-<config> in the checkout)
 #   SPK_DEPS_DIR    dependency cache (default: $HOME/.cache/spk-deps)
 #   SPK_JOBS        parallel build jobs (default: nproc)
+#   SPK_CMAKE_ARGS  more CMake arguments, e.g. -DSPK_TEST_HOST_BACKENDS=OFF (CUDA tests only)
 set -euo pipefail
 
 cmd=${1:-}
-[ -n "$cmd" ] || { sed -n '2,13p' "$0"; exit 2; }
+[ -n "$cmd" ] || { sed -n '2,14p' "$0"; exit 2; }
 shift
 config=host
 arch=sm_90
@@ -39,6 +40,8 @@ build=${SPK_BUILD_DIR:-$root/build-$config}
 cmake_args=(-DKokkos_ROOT="$prefix" -DCMAKE_BUILD_TYPE=Release -DSPK_ENABLE_TESTS=ON
             -DSPK_ENABLE_PERFTESTS=ON)
 command -v ccache >/dev/null 2>&1 && cmake_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+read -r -a extra_args <<<"${SPK_CMAKE_ARGS:-}"
+cmake_args+=("${extra_args[@]}")
 if [ "$config" = cuda ]; then
   # nvcc_wrapper calls plain nvcc: make sure the CUDA toolkit is on PATH
   if ! command -v nvcc >/dev/null 2>&1; then
