@@ -1004,7 +1004,7 @@ CompressedCooSpmvParams resolve_params(const CompressedCooMatrix<S, O, F, D>& a,
                                             : std::min(p.slots_per_load, p.slots_per_lane);
   // the packed layout's lanes load one slot at a time (one kernel per K instead of three), and
   // so do those of a matrix with column gaps (the gaps' six words per slot in registers) and
-  // those of op = T / H (their atomics, not their loads, bound them; a third of the kernels)
+  // those of op = T / H (their atomics, not their loads, bound them; two kernels fewer per K)
   if (a.packed() || a.gapped_chunks() > 0 || mode != Mode::N) p.slots_per_load = 1;
   if (!gpu) {
     p.chunks_per_team = 1;
