@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <functional>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,23 @@ inline double copy_bandwidth_gbps() {
   Kokkos::deep_copy(a, 1.0);
   const auto t = time_ms([&] { Kokkos::deep_copy(exec(), b, a); }, 3, 20);
   return 2.0 * double(n * sizeof(double)) / (stats_of(t).median * 1e6);
+}
+
+/// Gives kernels launched outside Kokkos (cuSPARSE's baselines) the CUDA default split of L1 and
+/// shared memory (no preference: the driver sizes shared memory per kernel). Kokkos 3.x sets
+/// cudaFuncCachePreferShared device-wide at initialisation, which left cuSPARSE's CSR SpMV a
+/// minimal L1 (1.8x slower on a circuit-like matrix, 1.4x on R-MAT; docs/PERFORMANCE.md, "The L1
+/// carveout"); spk's own Kokkos build no longer does (cmake/patches/), a user's Kokkos may. Call
+/// after Kokkos is initialised; a no-op without CUDA.
+inline void reset_device_cache_preference() {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>::value) {
+    const cudaError_t e = cudaDeviceSetCacheConfig(cudaFuncCachePreferNone);
+    if (e != cudaSuccess)
+      std::fprintf(stderr, "warning: cudaDeviceSetCacheConfig(cudaFuncCachePreferNone): %s\n",
+                   cudaGetErrorString(e));
+  }
+#endif
 }
 
 /// Name of the device the default execution space runs on.

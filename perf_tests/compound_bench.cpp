@@ -475,6 +475,7 @@ void compound_memory_case(const std::string& scalar, const std::string& case_tex
 int compound_main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
+  spk_bench::reset_device_cache_preference();
   try {
     const std::string gpu = device_name();
     double copy_gbps = 0;

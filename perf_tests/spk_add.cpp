@@ -680,6 +680,7 @@ int run_all(const Options& o, const RunInfo& info) {
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
+  spk_bench::reset_device_cache_preference();
   try {
     RunInfo info;
     info.gpu = spk_bench::device_name();

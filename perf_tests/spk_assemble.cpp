@@ -581,6 +581,7 @@ int main(int argc, char** argv) {
         return 2;
       }
   Kokkos::initialize(argc, argv);
+  spk_bench::reset_device_cache_preference();
   int status = 0;
   {
     try {

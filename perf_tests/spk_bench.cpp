@@ -1192,6 +1192,7 @@ int main(int argc, char** argv) {
   if (spk_bench::wants_compound(argc, argv)) return spk_bench::compound_main(argc, argv);
   const Options o = parse(argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
+  spk_bench::reset_device_cache_preference();
   try {
     RunInfo info;
     info.gpu = spk_bench::device_name();

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   }
   if (cases.empty()) return usage(2);
   Kokkos::ScopeGuard guard(argc, argv);
+  spk_bench::reset_device_cache_preference();
   try {
     for (const auto& c : cases) {
       const auto a = spk_bench::load_case<double, exec>(c);

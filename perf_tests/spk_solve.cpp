@@ -473,6 +473,7 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
+  spk_bench::reset_device_cache_preference();
   try {
     return run(o);
   } catch (const std::exception& e) {

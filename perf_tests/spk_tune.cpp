@@ -437,6 +437,7 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   int rc = 0;
   Kokkos::initialize(argc, argv);
+  spk_bench::reset_device_cache_preference();
   try {
     using Device = Kokkos::DefaultExecutionSpace::device_type;
     rc = spk_bench::with_compound_scalar(o.scalar, [&](auto* tag) {
