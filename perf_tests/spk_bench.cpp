@@ -121,6 +121,10 @@ const std::vector<FormatInfo>& format_registry() {
       {"cusparse-csr-alg1", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG1", have_cusparse},
       {"cusparse-csr-alg2", "cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG2", have_cusparse},
       {"cusparse-coo", "cusparseSpMV, COO, CUSPARSE_SPMV_COO_ALG1", have_cusparse},
+      {"cusparse-csr-alg1-shared",
+       "cusparse-csr-alg1 under cudaFuncCachePreferShared (Kokkos 3.4's device-wide default)",
+       have_cusparse},
+      {"cusparse-coo-shared", "cusparse-coo under cudaFuncCachePreferShared", have_cusparse},
       {"cusparse-sell", "cusparseSpMV, sliced ELL (slices of 32), CUSPARSE_SPMV_SELL_ALG1 (op = N)",
        have_cusparse},
   };
@@ -735,8 +739,10 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
   }
 #ifdef SPK_HAVE_CUSPARSE
   using spk_bench::CusparseSpmv;
+  // "-shared": the same call with cudaFuncCachePreferShared set device-wide around it (what
+  // Kokkos 3.4 imposed on every non-Kokkos kernel), then the CUDA default again
   auto add_cusparse = [&](const char* name, typename CusparseSpmv<S>::Format f,
-                          cusparseSpMVAlg_t alg) {
+                          cusparseSpMVAlg_t alg, bool shared = false) {
     if (!wanted(o, name)) return;
     std::shared_ptr<CusparseSpmv<S>> op;
     std::size_t mem = a.memory_bytes();
@@ -750,16 +756,25 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
                                              coo.row_idx(), coo.col_idx(), coo.values(), x, y);
       // keep the COO arrays alive with the operation
       auto keep = std::make_shared<decltype(coo)>(coo);
-      cands.push_back({name, "default", mem + op->buffer_bytes(),
-                       [op, keep](S al, S be) { op->run(al, be); }});
+      cands.push_back({name, "default", mem + op->buffer_bytes(), [op, keep, shared](S al, S be) {
+                         if (shared) cudaDeviceSetCacheConfig(cudaFuncCachePreferShared);
+                         op->run(al, be);
+                         if (shared) cudaDeviceSetCacheConfig(cudaFuncCachePreferNone);
+                       }});
       return;
     }
-    cands.push_back(
-        {name, "default", mem + op->buffer_bytes(), [op](S al, S be) { op->run(al, be); }});
+    cands.push_back({name, "default", mem + op->buffer_bytes(), [op, shared](S al, S be) {
+                       if (shared) cudaDeviceSetCacheConfig(cudaFuncCachePreferShared);
+                       op->run(al, be);
+                       if (shared) cudaDeviceSetCacheConfig(cudaFuncCachePreferNone);
+                     }});
   };
   add_cusparse("cusparse-csr-alg1", CusparseSpmv<S>::Format::csr, CUSPARSE_SPMV_CSR_ALG1);
   add_cusparse("cusparse-csr-alg2", CusparseSpmv<S>::Format::csr, CUSPARSE_SPMV_CSR_ALG2);
   add_cusparse("cusparse-coo", CusparseSpmv<S>::Format::coo, CUSPARSE_SPMV_COO_ALG1);
+  add_cusparse("cusparse-csr-alg1-shared", CusparseSpmv<S>::Format::csr, CUSPARSE_SPMV_CSR_ALG1,
+               true);
+  add_cusparse("cusparse-coo-shared", CusparseSpmv<S>::Format::coo, CUSPARSE_SPMV_COO_ALG1, true);
   if (wanted(o, "cusparse-sell") && mode == spk::Mode::N) {
     // skipped (stderr) when the padded slices would not fit 32-bit offsets
     try {

@@ -245,8 +245,8 @@ TEST_CASE_TEMPLATE_DEFINE("balanced coo: the default launch", Device, bcoo_defau
   const auto n = spk::resolve_params(short_rows, spk::Mode::N);
   CHECK(n.threads_per_team == (gpu ? 128 : 256));
   CHECK(n.windows_per_warp == 1);
-  // GPUs: K = 4 where its windows (128 entries) finish every row, else K = 8
-  CHECK(n.entries_per_thread == 4);
+  // GPUs: K = 8 (windows of 256 entries), CPU backends K = 4
+  CHECK(n.entries_per_thread == (gpu ? 8 : 4));
   CHECK(spk::resolve_params(long_rows, spk::Mode::N).entries_per_thread == (gpu ? 8 : 4));
   CHECK(spk::resolve_params(short_rows, spk::Mode::T).entries_per_thread == (gpu ? 8 : 4));
   spk::BalancedCooSpmvParams p;

@@ -54,13 +54,20 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   CHECK(spk::describe(p) == "staged-v4-k8-t4");
   p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true);
   CHECK(spk::describe(p) == "staged-v4-k8-t4");
-  // longer rows: windows of 2048, 4096 above 32M nonzeros
+  // longer rows: warps over windows of 8 entries per lane, 4 warps per team
   p = spk::choose_csr_spmv_params(stats(500'000, 44.0, 10.0, 90), true);
+  CHECK(spk::describe(p) == "warp-k8-t4");
+  p = spk::choose_csr_spmv_params(stats(1'000'000, 40.0, 1.0, 40), true);
+  CHECK(spk::describe(p) == "warp-k8-t4");
+  // irregular rows: windows of 2048 nonzeros, 4096 above 32M nonzeros
+  p = spk::choose_csr_spmv_params(stats(4'000'000, 6.4, 400.0, 400'000), true);
   CHECK(p.variant == V::balanced);
   CHECK(p.chunk_nnz == 2048);
   CHECK(p.threads_per_team == 256);
-  p = spk::choose_csr_spmv_params(stats(1'000'000, 40.0, 1.0, 40), true);
+  p = spk::choose_csr_spmv_params(stats(1'500'000, 17.0, 200.0, 60'000), true);
   CHECK(p.variant == V::balanced);
+  CHECK(p.chunk_nnz == 2048);
+  p = spk::choose_csr_spmv_params(stats(4'000'000, 10.0, 200.0, 60'000), true);
   CHECK(p.chunk_nnz == 4096);
   // below the large-matrix size the staged kernel is not chosen
   p = spk::choose_csr_spmv_params(stats(100'000, 7.0, 0.3, 7), true);

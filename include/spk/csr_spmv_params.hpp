@@ -112,8 +112,8 @@ constexpr std::int64_t huge_nnz = 64 << 20;
 /// GPU rules (from the H100 and H200 suites in docs/PERFORMANCE.md): irregular rows use
 /// nnz-balanced windows (op = N) or runs (op = T / H). Regular op = N: large matrices (streamed
 /// from memory) use the staged kernel for mean row length <= 32 (one lane per row up to 16,
-/// else the fewest lanes whose warp's rows fit a chunk of 256 entries) and windows of nonzeros
-/// above; small (cache-resident) ones use vectors of 32 lanes. Regular op = T / H scatters with vectors of about the mean length (rounded
+/// else the fewest lanes whose warp's rows fit a chunk of 256 entries) and warps over windows
+/// of 256 nonzeros above; small (cache-resident) ones use vectors of 32 lanes. Regular op = T / H scatters with vectors of about the mean length (rounded
 /// down). CPU backends use one row per thread in chunks of rows, dynamically scheduled for
 /// irregular rows.
 /// Throws std::invalid_argument for out-of-range explicit values. O(1).
@@ -130,8 +130,14 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
       if (s.mean <= 32.0) {
         p.variant = CsrSpmvVariant::staged;
         if (p.vector_length == 0 && s.mean <= 16.0) p.vector_length = 1;
-      } else
-        p.variant = CsrSpmvVariant::balanced;
+      } else {
+        // FEM-like rows of 32+ entries: warps over windows of 256 nonzeros (H100, with the L1
+        // carveout of spk's Kokkos build: bcsstk38 x 64 0.115 ms against 0.129 in windows of
+        // 2048 per team)
+        p.variant = CsrSpmvVariant::warp;
+        if (p.entries_per_lane == 0) p.entries_per_lane = 8;
+        if (p.team_size == 0) p.team_size = 4;
+      }
     } else if (gpu && mode == Mode::N) {
       p.variant = CsrSpmvVariant::vector;
       full_warp = true;
@@ -185,10 +191,11 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
     // transposed runs: 4 nonzeros per thread, 512 threads per team (H200 suite)
     if (p.threads_per_team == 0) p.threads_per_team = gpu ? (mode == Mode::N ? 256 : 512) : 1;
     if (p.chunk_nnz == 0) {
-      // 4096 nonzeros per window for very large matrices and large ones with short rows,
-      // else 2048, fewer when that leaves under ~1024 windows to spread
-      const bool big =
-          s.nnz >= huge_nnz / 2 || (mode == Mode::N && s.mean <= 12.0 && s.nnz >= large_nnz);
+      // 4096 nonzeros per window for very large matrices, else 2048, fewer when that leaves
+      // under ~1024 windows to spread. (Large matrices with short rows took 4096 until the L1
+      // carveout of spk's Kokkos build: the circuit-like matrix then ran 0.39 ms with 2048
+      // against 0.62 ms with 4096 on an H100, docs/PERFORMANCE.md.)
+      const bool big = s.nnz >= huge_nnz / 2;
       std::int64_t c = big ? 4096 : 2048;
       while (gpu && c > 128 && s.nnz / c < 1024) c /= 2;
       p.chunk_nnz = int(c);

@@ -305,10 +305,10 @@ bool balanced_coo_finishes(const BalancedCooMatrix<S, O, F, D>& a, Mode mode,
 }  // namespace impl
 
 /// The launch spmv would use for `a`: zero fields chosen for its execution space. On GPUs,
-/// K = 4 with one window per warp where windows finish their rows at K = 4 (no row longer than
-/// 128 entries), else K = 8 (H100, eight large matrices against cuSPARSE COO, geometric mean:
-/// 0.942x with b128-k4 finishing rows, 0.922x with b128-k8, 0.833x with b128-k4 and two
-/// windows per warp, 0.893x for b128-k8 before rows were finished; docs/PERFORMANCE.md).
+/// B = 128, K = 8, one window per warp (rows finished by their window where none is longer
+/// than 256 entries). Before spk's Kokkos build left the L1 its share of the SM (2026-11-27,
+/// docs/PERFORMANCE.md, "The L1 / shared-memory carveout") K = 4 was faster where its windows
+/// finished every row; with the larger L1, K = 8 is faster on every large matrix of the suite.
 template <class S, class O, class F, class D>
 BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& a, Mode mode,
                                      const BalancedCooSpmvParams& params = {}) {
@@ -316,8 +316,7 @@ BalancedCooSpmvParams resolve_params(const BalancedCooMatrix<S, O, F, D>& a, Mod
   BalancedCooSpmvParams p = params;
   const bool gpu = impl::is_gpu_space<exec>();
   if (p.threads_per_team == 0) p.threads_per_team = gpu ? 128 : 256;
-  if (p.entries_per_thread == 0)
-    p.entries_per_thread = !gpu || impl::balanced_coo_finishes(a, mode, p, 4) ? 4 : 8;
+  if (p.entries_per_thread == 0) p.entries_per_thread = gpu ? 8 : 4;
   impl::check_coo_launch("spk::spmv (balanced COO)", p.threads_per_team, p.entries_per_thread,
                          256);
   require(p.windows_per_warp >= 0, "spk::spmv (balanced COO)",
