@@ -133,8 +133,10 @@ const std::vector<FormatInfo>& format_registry() {
 
 std::string registry_help() {
   std::string out = "\nFormats:\n";
+  std::size_t width = 0;  // the longest name, then two spaces
+  for (const auto& f : format_registry()) width = std::max(width, std::string(f.name).size());
   for (const auto& f : format_registry())
-    out += std::string("  ") + f.name + std::string(20 - std::string(f.name).size(), ' ') +
+    out += std::string("  ") + f.name + std::string(width + 2 - std::string(f.name).size(), ' ') +
            f.description + (f.available ? "" : " (not in this build)") + "\n";
   return out;
 }
