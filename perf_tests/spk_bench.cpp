@@ -747,6 +747,7 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
                           cusparseSpMVAlg_t alg, bool shared = false) {
     if (!wanted(o, name)) return;
     std::shared_ptr<CusparseSpmv<S>> op;
+    std::shared_ptr<const void> keep;  // the COO arrays, alive with the operation
     std::size_t mem = a.memory_bytes();
     if (f == CusparseSpmv<S>::Format::csr) {
       op = std::make_shared<CusparseSpmv<S>>(f, alg, mode, a.nrows(), a.ncols(), a.nnz(),
@@ -756,16 +757,9 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
       mem = coo.memory_bytes();
       op = std::make_shared<CusparseSpmv<S>>(f, alg, mode, a.nrows(), a.ncols(), a.nnz(),
                                              coo.row_idx(), coo.col_idx(), coo.values(), x, y);
-      // keep the COO arrays alive with the operation
-      auto keep = std::make_shared<decltype(coo)>(coo);
-      cands.push_back({name, "default", mem + op->buffer_bytes(), [op, keep, shared](S al, S be) {
-                         if (shared) cudaDeviceSetCacheConfig(cudaFuncCachePreferShared);
-                         op->run(al, be);
-                         if (shared) cudaDeviceSetCacheConfig(cudaFuncCachePreferNone);
-                       }});
-      return;
+      keep = std::make_shared<decltype(coo)>(coo);
     }
-    cands.push_back({name, "default", mem + op->buffer_bytes(), [op, shared](S al, S be) {
+    cands.push_back({name, "default", mem + op->buffer_bytes(), [op, keep, shared](S al, S be) {
                        if (shared) cudaDeviceSetCacheConfig(cudaFuncCachePreferShared);
                        op->run(al, be);
                        if (shared) cudaDeviceSetCacheConfig(cudaFuncCachePreferNone);
