@@ -73,6 +73,9 @@ const char* const usage_text = R"(usage: spk-bench [options]
                          matrix (default 1: each configuration's runs back to back); the
                          blocks spread over the whole timing, so a slow spell of the
                          machine does not land on one configuration only
+  --variants LIST        comma-separated substrings: time only the variants whose name
+                         contains one of them (defaults, "auto:..." and baselines are
+                         always timed); for sweeps of one kernel family
   --json FILE            write the results as JSON
   --memory-only          no timing, on the host: memory per format and row statistics
   --help                 this text
@@ -151,6 +154,7 @@ struct Options {
   int rounds = 1;
   std::string json;
   bool memory_only = false;
+  std::vector<std::string> variants;  ///< --variants: substrings (empty: every variant)
   std::string command;
 };
 
@@ -229,6 +233,9 @@ Options parse(int argc, char** argv) {
       if (o.rounds < 1) usage_error("--rounds must be >= 1, got " + std::to_string(o.rounds));
     } else if (a == "--json") {
       o.json = value();
+    } else if (a == "--variants") {
+      o.variants = spk_bench::split_list(value(), ',');
+      if (o.variants.empty()) usage_error("--variants needs at least one substring");
     } else if (a == "--memory-only") {
       o.memory_only = true;
     } else {
@@ -251,6 +258,15 @@ Options parse(int argc, char** argv) {
   if (o.mode == spk::Mode::H && o.scalar.rfind("complex", 0) != 0)
     usage_error("--mode H needs a complex --scalar");
   return o;
+}
+
+/// --variants: a default ("default", "auto..."), a variant naming one of the substrings, or
+/// every variant when none were given.
+bool variant_wanted(const Options& o, const std::string& variant) {
+  if (o.variants.empty() || variant == "default" || variant.rfind("auto", 0) == 0) return true;
+  for (const auto& v : o.variants)
+    if (variant.find(v) != std::string::npos) return true;
+  return false;
 }
 
 bool wanted(const Options& o, const std::string& format) {
@@ -333,6 +349,10 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
       p.chunk_nnz = c;
       p.threads_per_team = t;
       add(p);
+      if (gpu && mode == spk::Mode::N && c >= 1024 && c <= 4096) {
+        p.load_ahead = 1;  // the window's row starts staged with its entries
+        add(p);
+      }
     }
   }
   for (int k : {4, 8}) {
@@ -361,6 +381,26 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
       p = {};
       p.variant = V::staged;
       p.team_size = t;
+      add(p);
+    }
+  }
+  // staged with the next chunk loaded ahead: the same lanes and chunks (op = N and T)
+  for (int v : sweep ? std::vector<int>{0, 1, 2, 4, 8} : std::vector<int>{0}) {
+    for (int k : sweep ? std::vector<int>{4, 8, 16} : std::vector<int>{8}) {
+      p = {};
+      p.variant = V::staged;
+      p.vector_length = v;
+      p.entries_per_lane = k;
+      p.load_ahead = 1;
+      add(p);
+    }
+  }
+  if (sweep) {
+    for (int t : {2, 8}) {
+      p = {};
+      p.variant = V::staged;
+      p.team_size = t;
+      p.load_ahead = 1;
       add(p);
     }
   }
@@ -785,6 +825,14 @@ void bench_case(const Options& o, const RunInfo& info, const std::string& c,
   }
 #endif
 
+  // --variants: spk's variants by name; baselines (cusparse*, kokkoskernels) are always timed
+  cands.erase(std::remove_if(cands.begin(), cands.end(),
+                             [&](const Candidate<S>& cand) {
+                               const bool baseline = cand.format.rfind("cusparse", 0) == 0 ||
+                                                     cand.format == "kokkoskernels";
+                               return !baseline && !variant_wanted(o, cand.variant);
+                             }),
+              cands.end());
   const double flops = (traits::is_complex ? 8.0 : 2.0) * double(a.nnz());
   const double bytes = min_bytes<S>(a.nrows(), a.ncols(), a.nnz(), mode);
   const S nan_value = traits::make(std::numeric_limits<double>::quiet_NaN(), 0.0);

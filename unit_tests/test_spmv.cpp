@@ -78,11 +78,14 @@ std::vector<spk::CsrSpmvParams> schedules() {
     }
   }
   for (int chunk : {1, 7, 64}) {
-    p = {};
-    p.variant = V::balanced;
-    p.chunk_nnz = chunk;
-    p.threads_per_team = gpu ? 4 : 1;
-    all.push_back(p);
+    for (int ahead : {0, 1}) {  // 1: row starts staged (windows of at most 2 * threads rows)
+      p = {};
+      p.variant = V::balanced;
+      p.chunk_nnz = chunk;
+      p.threads_per_team = gpu ? 4 : 1;
+      p.load_ahead = ahead;
+      all.push_back(p);
+    }
   }
   for (int k : {4, 8}) {
     p = {};
@@ -91,25 +94,30 @@ std::vector<spk::CsrSpmvParams> schedules() {
     p.team_size = gpu ? 3 : 1;
     all.push_back(p);
   }
-  // staged: one to 32 lanes per row; chunks of 4 entries per lane force rows across chunks
-  for (int v : {1, 2, 4, 32}) {
-    for (int k : {4, 16}) {
-      p = {};
-      p.variant = V::staged;
-      p.vector_length = v;
-      p.entries_per_lane = k;
-      p.team_size = gpu ? 3 : 1;
-      all.push_back(p);
+  // staged: one to 32 lanes per row; chunks of 4 entries per lane force rows across chunks;
+  // each one chunk at a time and with the next chunk loaded ahead
+  for (int ahead : {-1, 1}) {
+    for (int v : {1, 2, 4, 32}) {
+      for (int k : {4, 16}) {
+        p = {};
+        p.variant = V::staged;
+        p.vector_length = v;
+        p.entries_per_lane = k;
+        p.team_size = gpu ? 3 : 1;
+        p.load_ahead = ahead;
+        all.push_back(p);
+      }
     }
-  }
-  for (int v : {8, 16}) {  // the other lane counts, the other chunk sizes, one warp per team
-    for (int k : {8, 32}) {
-      p = {};
-      p.variant = V::staged;
-      p.vector_length = v;
-      p.entries_per_lane = k;
-      p.team_size = 1;
-      all.push_back(p);
+    for (int v : {8, 16}) {  // the other lane counts, the other chunk sizes, one warp per team
+      for (int k : {8, 32}) {
+        p = {};
+        p.variant = V::staged;
+        p.vector_length = v;
+        p.entries_per_lane = k;
+        p.team_size = 1;
+        p.load_ahead = ahead;
+        all.push_back(p);
+      }
     }
   }
   p = {};

@@ -19,6 +19,10 @@
 // same bank for every lane without it) spread over the banks. For op = T / H a row's lanes
 // scatter their products into y with atomics.
 //
+// With load_ahead the warp loads chunk i + 1 into registers right after storing chunk i, so
+// those loads are in flight while chunk i is summed (3K more registers per lane): a warp whose
+// rows span several chunks no longer waits a full memory latency per chunk.
+//
 // Rows much longer than 32 * K / (32 / V) make a warp take several chunks with few lanes busy;
 // the default heuristic uses the kernel for regular, short rows only (csr_spmv_params.hpp).
 #pragma once
@@ -39,7 +43,7 @@
 namespace spk {
 namespace impl {
 
-template <class Matrix, class XView, class YView, int K, bool Trans>
+template <class Matrix, class XView, class YView, int K, bool Trans, bool Ahead>
 struct CsrStagedSpmv {
   using S = typename Matrix::value_type;
   using O = typename Matrix::ordinal_type;
@@ -103,22 +107,31 @@ struct CsrStagedSpmv {
     S acc0 = traits::zero(), acc1 = traits::zero();
     const S xr = Trans && owns ? alpha * x(r) : traits::zero();
     F next = rb + F(j);  // the lane's next entry
-    for (F cb = eb - eb % F(lanes); cb < ee; cb += F(chunk)) {
+    // the chunk [cb, cb + chunk) of the warp's entries into registers: every load before the
+    // first store, K of each array in flight per lane
+    O lc[K];
+    S lv[K];
+    const auto load = [&](const F cb) {
       const F ce = cb + F(chunk) < ee ? cb + F(chunk) : ee;
-      // every load of the chunk before the first store: K of each array in flight
-      O lc[K];
-      S lv[K];
       for (int i = 0; i < K; ++i) {
         const F k = cb + F(lane + i * lanes);
         const bool in = k >= eb && k < ce;
         lc[i] = in ? stream_load(col_idx.data() + k) : O(0);
         lv[i] = in ? stream_load(values.data() + k) : traits::zero();
       }
+    };
+    const F first_chunk = eb - eb % F(lanes);
+    if (Ahead && first_chunk < ee) load(first_chunk);
+    for (F cb = first_chunk; cb < ee; cb += F(chunk)) {
+      const F ce = cb + F(chunk) < ee ? cb + F(chunk) : ee;
+      if (!Ahead) load(cb);
       for (int i = 0; i < K; ++i) {
         sc[slot(lane + i * lanes)] = lc[i];
         sv[slot(lane + i * lanes)] = lv[i];
       }
       warp::sync();
+      // Ahead: the next chunk's loads are in flight while this one is summed
+      if (Ahead && cb + F(chunk) < ee) load(cb + F(chunk));
       const F lim = re < ce ? re : ce;
       const F start = next;
       while (next < lim) {
@@ -157,13 +170,13 @@ struct CsrStagedSpmv {
   }
 };
 
-template <int K, bool Trans, class Matrix, class XView, class YView>
+template <int K, bool Trans, bool Ahead, class Matrix, class XView, class YView>
 void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
                             const Matrix& a, const XView& x, typename Matrix::value_type beta,
                             const YView& y) {
   using S = typename Matrix::value_type;
   using exec = typename Matrix::execution_space;
-  using functor = CsrStagedSpmv<Matrix, XView, YView, K, Trans>;
+  using functor = CsrStagedSpmv<Matrix, XView, YView, K, Trans, Ahead>;
   const int lanes = functor::lanes;
   const int vector = p.vector_length < lanes ? p.vector_length : lanes;
   const int warps = is_gpu_space<exec>() ? p.team_size : 1;
@@ -203,16 +216,26 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
                        policy.set_scratch_size(0, Kokkos::PerTeam(bytes)), f);
 }
 
-template <bool Trans, class Matrix, class XView, class YView>
+template <bool Trans, bool Ahead, class Matrix, class XView, class YView>
 void csr_spmv_staged_k(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
                        const Matrix& a, const XView& x, typename Matrix::value_type beta,
                        const YView& y) {
   switch (p.entries_per_lane) {
-    case 4: csr_spmv_staged_launch<4, Trans>(p, mode, alpha, a, x, beta, y); break;
-    case 16: csr_spmv_staged_launch<16, Trans>(p, mode, alpha, a, x, beta, y); break;
-    case 32: csr_spmv_staged_launch<32, Trans>(p, mode, alpha, a, x, beta, y); break;
-    default: csr_spmv_staged_launch<8, Trans>(p, mode, alpha, a, x, beta, y); break;
+    case 4: csr_spmv_staged_launch<4, Trans, Ahead>(p, mode, alpha, a, x, beta, y); break;
+    case 16: csr_spmv_staged_launch<16, Trans, Ahead>(p, mode, alpha, a, x, beta, y); break;
+    case 32: csr_spmv_staged_launch<32, Trans, Ahead>(p, mode, alpha, a, x, beta, y); break;
+    default: csr_spmv_staged_launch<8, Trans, Ahead>(p, mode, alpha, a, x, beta, y); break;
   }
+}
+
+template <bool Trans, class Matrix, class XView, class YView>
+void csr_spmv_staged_ahead(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
+                           const Matrix& a, const XView& x, typename Matrix::value_type beta,
+                           const YView& y) {
+  if (p.load_ahead > 0)
+    csr_spmv_staged_k<Trans, true>(p, mode, alpha, a, x, beta, y);
+  else
+    csr_spmv_staged_k<Trans, false>(p, mode, alpha, a, x, beta, y);
 }
 
 /// Staged kernel: a warp stages its rows' entries in shared memory (see the file comment).
@@ -239,9 +262,9 @@ void csr_spmv_staged(const CsrSpmvParams& p, Mode mode, typename Matrix::value_t
     return;
   }
   if (trans)
-    csr_spmv_staged_k<true>(p, mode, alpha, a, x, beta, y);
+    csr_spmv_staged_ahead<true>(p, mode, alpha, a, x, beta, y);
   else
-    csr_spmv_staged_k<false>(p, mode, alpha, a, x, beta, y);
+    csr_spmv_staged_ahead<false>(p, mode, alpha, a, x, beta, y);
 }
 
 }  // namespace impl
