@@ -349,10 +349,6 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
       p.chunk_nnz = c;
       p.threads_per_team = t;
       add(p);
-      if (gpu && mode == spk::Mode::N && c >= 1024 && c <= 4096) {
-        p.load_ahead = 1;  // the window's row starts staged with its entries
-        add(p);
-      }
     }
   }
   for (int k : {4, 8}) {
@@ -381,26 +377,6 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
       p = {};
       p.variant = V::staged;
       p.team_size = t;
-      add(p);
-    }
-  }
-  // staged with the next chunk loaded ahead: the same lanes and chunks (op = N and T)
-  for (int v : sweep ? std::vector<int>{0, 1, 2, 4, 8} : std::vector<int>{0}) {
-    for (int k : sweep ? std::vector<int>{4, 8, 16} : std::vector<int>{8}) {
-      p = {};
-      p.variant = V::staged;
-      p.vector_length = v;
-      p.entries_per_lane = k;
-      p.load_ahead = 1;
-      add(p);
-    }
-  }
-  if (sweep) {
-    for (int t : {2, 8}) {
-      p = {};
-      p.variant = V::staged;
-      p.team_size = t;
-      p.load_ahead = 1;
       add(p);
     }
   }

@@ -144,24 +144,7 @@ TEST_CASE("csr spmv params: out-of-range values throw with the value") {
                        doctest::Contains("team_size (warps per team, <= 32) = 40"),
                        std::invalid_argument);
   p = {};
-  p.variant = spk::CsrSpmvVariant::staged;
-  p.load_ahead = 2;
-  CHECK_THROWS_WITH_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
-                       doctest::Contains("load_ahead (-1, 0 or 1) = 2"), std::invalid_argument);
-  p = {};
   p.chunk_nnz = -1;
   CHECK_THROWS_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
                   std::invalid_argument);
-}
-
-TEST_CASE("csr spmv params: staged load-ahead is named and kept") {
-  spk::CsrSpmvParams p;
-  p.variant = spk::CsrSpmvVariant::staged;
-  p.vector_length = 2;
-  p.load_ahead = 1;
-  p = spk::choose_csr_spmv_params(stats(1 << 22, 27.0, 0.0, 27), true, p);
-  CHECK(p.load_ahead == 1);
-  CHECK(spk::describe(p) == "staged-v2-k8-t4-ahead");
-  p.load_ahead = -1;
-  CHECK(spk::describe(p) == "staged-v2-k8-t4");
 }

@@ -50,9 +50,6 @@ struct CsrSpmvParams {
   int entries_per_lane = 0; ///< warp variant: consecutive nonzeros per lane (4 or 8); staged
                             ///< variant: a warp stages 32 * entries_per_lane (4 to 32) at a
                             ///< time. Both variants' team_size is the number of warps per team
-  int load_ahead = 0;       ///< staged variant: 1 loads the next chunk while this one is
-                            ///< summed, -1 one chunk at a time (0: chosen); balanced variant
-                            ///< (op = N): 1 stages a window's row starts with its entries
   TransposeMethod transpose = TransposeMethod::atomic;
 };
 
@@ -85,13 +82,12 @@ inline const char* to_string(SpmvSchedule s) {
 inline std::string describe(const CsrSpmvParams& p) {
   std::string s = to_string(p.variant);
   if (p.variant == CsrSpmvVariant::balanced)
-    return s + "-c" + std::to_string(p.chunk_nnz) + "-t" + std::to_string(p.threads_per_team) +
-           (p.load_ahead > 0 ? "-ahead" : "");
+    return s + "-c" + std::to_string(p.chunk_nnz) + "-t" + std::to_string(p.threads_per_team);
   if (p.variant == CsrSpmvVariant::warp)
     return s + "-k" + std::to_string(p.entries_per_lane) + "-t" + std::to_string(p.team_size);
   if (p.variant == CsrSpmvVariant::staged)
     return s + "-v" + std::to_string(p.vector_length) + "-k" + std::to_string(p.entries_per_lane) +
-           "-t" + std::to_string(p.team_size) + (p.load_ahead > 0 ? "-ahead" : "");
+           "-t" + std::to_string(p.team_size);
   if (p.variant == CsrSpmvVariant::vector) s += "-v" + std::to_string(p.vector_length);
   s += "-t" + std::to_string(p.team_size) + "-r" + std::to_string(p.rows_per_thread) + "-" +
        to_string(p.schedule);
@@ -162,7 +158,6 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   check(p.threads_per_team >= 0 && p.threads_per_team <= 1024, "threads_per_team",
         p.threads_per_team);
   check(p.league_size >= 0, "league_size", p.league_size);
-  check(p.load_ahead >= -1 && p.load_ahead <= 1, "load_ahead (-1, 0 or 1)", p.load_ahead);
   if (p.variant == CsrSpmvVariant::staged)
     check(p.entries_per_lane == 0 || p.entries_per_lane == 4 || p.entries_per_lane == 8 ||
               p.entries_per_lane == 16 || p.entries_per_lane == 32,
@@ -188,7 +183,6 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
       p.vector_length = gpu ? v : 1;
     }
     if (p.team_size == 0) p.team_size = gpu ? 4 : 1;  // warps per team
-    if (p.load_ahead == 0) p.load_ahead = -1;
     check(!gpu || p.team_size <= 32, "team_size (warps per team, <= 32)", p.team_size);
     return p;
   }

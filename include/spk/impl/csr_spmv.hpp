@@ -194,7 +194,7 @@ void csr_spmv_vector(const CsrSpmvParams& p, Mode mode, typename Matrix::value_t
   Kokkos::parallel_for("spk::csr_spmv_vector", policy, f);
 }
 
-template <class Matrix, class XView, class YView, bool StageStarts = false>
+template <class Matrix, class XView, class YView>
 struct CsrBalancedSpmv {
   using S = typename Matrix::value_type;
   using O = typename Matrix::ordinal_type;
@@ -221,23 +221,7 @@ struct CsrBalancedSpmv {
   Kokkos::View<const O*, typename Matrix::device_type> window_rows;  // see CsrAnalysis
   int scratch_level = 0;
 
-  using starts_view =
-      Kokkos::View<F*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-
-  /// With StageStarts a team also stages the starts of up to 2 * threads rows.
-  static std::size_t scratch_bytes(F window, int threads) {
-    return scratch_view::shmem_size(window) +
-           (StageStarts ? starts_view::shmem_size(2 * std::size_t(threads)) : 0);
-  }
-
-  /// Start of row r (r0 <= r <= r1): from the staged starts, or the row map.
-  struct RowStarts {
-    const F* stage;
-    O r0;
-    bool staged;
-    typename Matrix::row_map_type::const_type row_map;
-    KOKKOS_INLINE_FUNCTION F operator()(O r) const { return staged ? stage[r - r0] : row_map(r); }
-  };
+  static std::size_t scratch_bytes(F window) { return scratch_view::shmem_size(window); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const std::int64_t w = team.league_rank();
@@ -247,22 +231,9 @@ struct CsrBalancedSpmv {
     const O r1 = window_rows(w + 1);
     const bool has_tail = r0 > 0 && row_map(r0) > wbeg;
     scratch_view prod(team.team_scratch(scratch_level), window);
-    const F nt = F(team.team_size());
-    // StageStarts: the starts of rows r0 .. r1 are loaded with the window's entries (so their
-    // latency overlaps the products') and read from team scratch by the row sums below
-    const O nstarts = O(r1 - r0 + 1);
-    const bool staged = StageStarts && F(nstarts) <= 2 * nt;
-    starts_view stage;
-    F s_lo = 0, s_hi = 0;
-    if (StageStarts) {
-      stage = starts_view(team.team_scratch(scratch_level), std::size_t(2 * nt));
-      const O t = O(team.team_rank());
-      if (staged && t < nstarts) s_lo = row_map(r0 + t);
-      if (staged && t + O(nt) < nstarts) s_hi = row_map(r0 + t + O(nt));
-    }
-    const RowStarts starts{stage.data(), r0, staged, row_map};
     // coalesced: thread t takes entries t, t + T, ...; four loads in flight per thread
     const F n = wend - wbeg;
+    const F nt = F(team.team_size());
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](const int t) {
       F k = F(t);
       for (; k + 3 * nt < n; k += 4 * nt) {
@@ -280,10 +251,6 @@ struct CsrBalancedSpmv {
       }
       for (; k < n; k += nt)
         prod(k) = stream_load(values.data() + wbeg + k) * x(stream_load(col_idx.data() + wbeg + k));
-      if (staged) {
-        if (O(t) < nstarts) stage(t) = s_lo;
-        if (O(t) + O(nt) < nstarts) stage(t + nt) = s_hi;
-      }
     });
     team.team_barrier();
     // segment 0 may be the tail of row r0 - 1; the others are rows r0 .. r1 - 1
@@ -292,13 +259,12 @@ struct CsrBalancedSpmv {
       // few long segments: the whole team reduces each one
       for (O s = 0; s < nseg; ++s) {
         F b, e;
-        const O r = segment(starts, s, r0, has_tail, wbeg, wend, b, e);
+        const O r = segment(s, r0, has_tail, wbeg, wend, b, e);
         S sum = traits::zero();
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, b, e), [&](const F k, S& acc) { acc += prod(k - wbeg); },
             sum);
-        Kokkos::single(Kokkos::PerTeam(team),
-                       [&]() { store(starts, s, r, has_tail, w, wend, sum); });
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { store(s, r, has_tail, w, wend, sum); });
         // the next team reduction reuses the buffer this one broadcast its result through
         // (a wrong sum under compute-sanitizer racecheck without this barrier)
         if (s + 1 < nseg) team.team_barrier();
@@ -307,33 +273,31 @@ struct CsrBalancedSpmv {
     }
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, O(0), nseg), [&](const O s) {
       F b, e;
-      const O r = segment(starts, s, r0, has_tail, wbeg, wend, b, e);
+      const O r = segment(s, r0, has_tail, wbeg, wend, b, e);
       S sum = traits::zero();
       for (F k = b; k < e; ++k) sum += prod(k - wbeg);
-      store(starts, s, r, has_tail, w, wend, sum);
+      store(s, r, has_tail, w, wend, sum);
     });
   }
 
   static constexpr int few_segments = 4;
 
   /// Row of segment s and its entry range [b, e) clipped to the window.
-  KOKKOS_INLINE_FUNCTION O segment(const RowStarts& starts, O s, O r0, bool has_tail, F wbeg,
-                                   F wend, F& b, F& e) const {
+  KOKKOS_INLINE_FUNCTION O segment(O s, O r0, bool has_tail, F wbeg, F wend, F& b, F& e) const {
     const bool tail = has_tail && s == 0;
     const O r = tail ? r0 - 1 : r0 + s - (has_tail ? 1 : 0);
-    b = tail ? wbeg : starts(r);
-    const F next = starts(r + 1);
-    e = next < wend ? next : wend;
+    b = tail ? wbeg : row_map(r);
+    e = row_map(r + 1) < wend ? row_map(r + 1) : wend;
     return r;
   }
 
   /// Writes a segment's sum: a row complete in the window goes to y, a tail to carry(w), the
   /// start of a row that goes on to head(w).
-  KOKKOS_INLINE_FUNCTION void store(const RowStarts& starts, O s, O r, bool has_tail,
-                                    std::int64_t w, F wend, const S& sum) const {
+  KOKKOS_INLINE_FUNCTION void store(O s, O r, bool has_tail, std::int64_t w, F wend,
+                                    const S& sum) const {
     if (has_tail && s == 0)
       carry(w) = sum;
-    else if (starts(r + 1) > wend)
+    else if (row_map(r + 1) > wend)
       head(w) = sum;
     else
       y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
@@ -437,15 +401,21 @@ void window_fixup(const Matrix& a, typename Matrix::size_type window, std::int64
       });
 }
 
-template <bool StageStarts, class Matrix, class XView, class YView>
-void csr_spmv_balanced_launch(const CsrSpmvParams& p, typename Matrix::value_type alpha,
-                              const Matrix& a, const XView& x, typename Matrix::value_type beta,
-                              const YView& y) {
+/// nnz-balanced kernel (op = N): windows of chunk_nnz nonzeros, then the fix-up of rows that
+/// cross windows.
+template <class Matrix, class XView, class YView>
+void csr_spmv_balanced(const CsrSpmvParams& p, typename Matrix::value_type alpha,
+                       const Matrix& a, const XView& x, typename Matrix::value_type beta,
+                       const YView& y) {
   using S = typename Matrix::value_type;
   using F = typename Matrix::size_type;
   using exec = typename Matrix::execution_space;
-  using functor = CsrBalancedSpmv<Matrix, XView, YView, StageStarts>;
+  using functor = CsrBalancedSpmv<Matrix, XView, YView>;
   const F nnz = a.nnz();
+  if (nnz == 0) {
+    scale_vector(exec(), beta, y);
+    return;
+  }
   const F window = F(p.chunk_nnz);
   const std::int64_t nwindows = (std::int64_t(nnz) + window - 1) / window;
   Kokkos::View<S*, typename Matrix::device_type> carry, head;
@@ -457,7 +427,7 @@ void csr_spmv_balanced_launch(const CsrSpmvParams& p, typename Matrix::value_typ
   Kokkos::TeamPolicy<exec> policy(nwindows, p.threads_per_team, 1);
   check_team_size(policy, f, p.threads_per_team, 1);
   // the window's products live in team scratch: level 0 (fast) when they fit, else level 1
-  const std::size_t bytes = functor::scratch_bytes(window, p.threads_per_team);
+  const std::size_t bytes = functor::scratch_bytes(window);
   const int level = bytes <= std::size_t(policy.scratch_size_max(0)) ? 0 : 1;
   require(bytes <= std::size_t(policy.scratch_size_max(level)), "spk::spmv",
           "balanced window of ", window, " nonzeros needs ", bytes,
@@ -466,23 +436,6 @@ void csr_spmv_balanced_launch(const CsrSpmvParams& p, typename Matrix::value_typ
   Kokkos::parallel_for("spk::csr_spmv_balanced",
                        policy.set_scratch_size(level, Kokkos::PerTeam(bytes)), f);
   window_fixup(a, window, nwindows, carry, head, alpha, beta, y);
-}
-
-/// nnz-balanced kernel (op = N): windows of chunk_nnz nonzeros, then the fix-up of rows that
-/// cross windows. load_ahead > 0 stages each window's row starts with its entries.
-template <class Matrix, class XView, class YView>
-void csr_spmv_balanced(const CsrSpmvParams& p, typename Matrix::value_type alpha,
-                       const Matrix& a, const XView& x, typename Matrix::value_type beta,
-                       const YView& y) {
-  using exec = typename Matrix::execution_space;
-  if (a.nnz() == 0) {
-    scale_vector(exec(), beta, y);
-    return;
-  }
-  if (p.load_ahead > 0)
-    csr_spmv_balanced_launch<true>(p, alpha, a, x, beta, y);
-  else
-    csr_spmv_balanced_launch<false>(p, alpha, a, x, beta, y);
 }
 
 /// nnz-balanced transposed kernel (op = T or H): y = beta y, then every thread scatters an

@@ -14,14 +14,10 @@
 // Staging gives the entry loads of the nnz-balanced kernels (coalesced, read once) with the
 // x reads of one row per lane, and a warp waits only on itself.
 //
-// With one lane per row and rows of an even mean length the shared-memory slots are swizzled
-// (slot q ^ (q / 32) within each block of 32) so that lanes reading rows of 16 entries (the
-// same bank for every lane without it) spread over the banks. For op = T / H a row's lanes
+// The shared-memory slots are permuted (slot q ^ ((q >> shift) & mask), staged_swizzle.hpp) by
+// the map with the fewest bank conflicts for rows of the mean length, counted on the host: e.g.
+// lanes reading rows of 16 entries one lane each would all hit two banks without it. For op = T / H a row's lanes
 // scatter their products into y with atomics.
-//
-// With load_ahead the warp loads chunk i + 1 into registers right after storing chunk i, so
-// those loads are in flight while chunk i is summed (3K more registers per lane): a warp whose
-// rows span several chunks no longer waits a full memory latency per chunk.
 //
 // Rows much longer than 32 * K / (32 / V) make a warp take several chunks with few lanes busy;
 // the default heuristic uses the kernel for regular, short rows only (csr_spmv_params.hpp).
@@ -36,6 +32,7 @@
 #include <spk/error.hpp>
 #include <spk/impl/csr_analysis.hpp>
 #include <spk/impl/csr_spmv.hpp>
+#include <spk/impl/staged_swizzle.hpp>
 #include <spk/impl/warp.hpp>
 #include <spk/mode.hpp>
 #include <spk/scalar.hpp>
@@ -43,7 +40,7 @@
 namespace spk {
 namespace impl {
 
-template <class Matrix, class XView, class YView, int K, bool Trans, bool Ahead>
+template <class Matrix, class XView, class YView, int K, bool Trans>
 struct CsrStagedSpmv {
   using S = typename Matrix::value_type;
   using O = typename Matrix::ordinal_type;
@@ -70,18 +67,17 @@ struct CsrStagedSpmv {
   bool conj;   // op = H
   O nrows;
   int vector;    // lanes per row V, a power of two <= lanes
-  bool swizzle;  // permute the slots (rows of an even length, one lane each)
+  int swz_shift;  // slot map q ^ ((q >> swz_shift) & swz_mask) (staged_swizzle.hpp)
+  int swz_mask;
 
   static std::size_t scratch_bytes(int warps) {
     const std::size_t n = std::size_t(warps) * std::size_t(chunk);
     return values_scratch::shmem_size(n) + index_scratch::shmem_size(n);
   }
 
-  /// The slot of chunk position q: with swizzle, q with its low bits flipped by its block of
-  /// 32 (a permutation within each block; the identity on CPU backends, where lanes == 1).
-  KOKKOS_INLINE_FUNCTION int slot(int q) const {
-    return swizzle ? q ^ ((q / lanes) & (lanes - 1)) : q;
-  }
+  /// The slot of chunk position q: a permutation within each block of 2^swz_shift positions
+  /// (the identity when swz_mask is 0, as on CPU backends).
+  KOKKOS_INLINE_FUNCTION int slot(int q) const { return q ^ ((q >> swz_shift) & swz_mask); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const int lane = warp::lane();
@@ -107,31 +103,22 @@ struct CsrStagedSpmv {
     S acc0 = traits::zero(), acc1 = traits::zero();
     const S xr = Trans && owns ? alpha * x(r) : traits::zero();
     F next = rb + F(j);  // the lane's next entry
-    // the chunk [cb, cb + chunk) of the warp's entries into registers: every load before the
-    // first store, K of each array in flight per lane
-    O lc[K];
-    S lv[K];
-    const auto load = [&](const F cb) {
+    for (F cb = eb - eb % F(lanes); cb < ee; cb += F(chunk)) {
       const F ce = cb + F(chunk) < ee ? cb + F(chunk) : ee;
+      // every load of the chunk before the first store: K of each array in flight
+      O lc[K];
+      S lv[K];
       for (int i = 0; i < K; ++i) {
         const F k = cb + F(lane + i * lanes);
         const bool in = k >= eb && k < ce;
         lc[i] = in ? stream_load(col_idx.data() + k) : O(0);
         lv[i] = in ? stream_load(values.data() + k) : traits::zero();
       }
-    };
-    const F first_chunk = eb - eb % F(lanes);
-    if (Ahead && first_chunk < ee) load(first_chunk);
-    for (F cb = first_chunk; cb < ee; cb += F(chunk)) {
-      const F ce = cb + F(chunk) < ee ? cb + F(chunk) : ee;
-      if (!Ahead) load(cb);
       for (int i = 0; i < K; ++i) {
         sc[slot(lane + i * lanes)] = lc[i];
         sv[slot(lane + i * lanes)] = lv[i];
       }
       warp::sync();
-      // Ahead: the next chunk's loads are in flight while this one is summed
-      if (Ahead && cb + F(chunk) < ee) load(cb + F(chunk));
       const F lim = re < ce ? re : ce;
       const F start = next;
       while (next < lim) {
@@ -170,21 +157,21 @@ struct CsrStagedSpmv {
   }
 };
 
-template <int K, bool Trans, bool Ahead, class Matrix, class XView, class YView>
+template <int K, bool Trans, class Matrix, class XView, class YView>
 void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
                             const Matrix& a, const XView& x, typename Matrix::value_type beta,
                             const YView& y) {
   using S = typename Matrix::value_type;
   using exec = typename Matrix::execution_space;
-  using functor = CsrStagedSpmv<Matrix, XView, YView, K, Trans, Ahead>;
+  using functor = CsrStagedSpmv<Matrix, XView, YView, K, Trans>;
   const int lanes = functor::lanes;
   const int vector = p.vector_length < lanes ? p.vector_length : lanes;
   const int warps = is_gpu_space<exec>() ? p.team_size : 1;
-  // one lane per row reads slots a row length apart: an odd length spreads over the banks by
-  // itself, an even one (16: every lane on two banks) needs the swizzle, which costs about 2x
-  // in conflicts on odd lengths
-  const double mean = row_stats(a).mean;
-  const bool swizzle = vector == 1 && std::llround(mean) % 2 == 0;
+  // the slot map with the fewest bank conflicts for rows of the mean length (a GPU's warps;
+  // CPU backends stage one lane's entries, where any map is conflict-free)
+  const StagedSwizzle swz = is_gpu_space<exec>()
+                                ? choose_staged_swizzle(row_stats(a).mean, vector, functor::chunk)
+                                : StagedSwizzle{5, 0};
   functor f{a.row_map(),
             a.col_idx(),
             a.values(),
@@ -196,7 +183,8 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
             mode == Mode::H,
             a.nrows(),
             vector,
-            swizzle};
+            swz.shift,
+            swz.mask};
   const std::int64_t rows_per_warp = lanes / vector;
   const std::int64_t nwarps = (std::int64_t(a.nrows()) + rows_per_warp - 1) / rows_per_warp;
   const std::int64_t league = (nwarps + warps - 1) / warps;
@@ -216,26 +204,16 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
                        policy.set_scratch_size(0, Kokkos::PerTeam(bytes)), f);
 }
 
-template <bool Trans, bool Ahead, class Matrix, class XView, class YView>
+template <bool Trans, class Matrix, class XView, class YView>
 void csr_spmv_staged_k(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
                        const Matrix& a, const XView& x, typename Matrix::value_type beta,
                        const YView& y) {
   switch (p.entries_per_lane) {
-    case 4: csr_spmv_staged_launch<4, Trans, Ahead>(p, mode, alpha, a, x, beta, y); break;
-    case 16: csr_spmv_staged_launch<16, Trans, Ahead>(p, mode, alpha, a, x, beta, y); break;
-    case 32: csr_spmv_staged_launch<32, Trans, Ahead>(p, mode, alpha, a, x, beta, y); break;
-    default: csr_spmv_staged_launch<8, Trans, Ahead>(p, mode, alpha, a, x, beta, y); break;
+    case 4: csr_spmv_staged_launch<4, Trans>(p, mode, alpha, a, x, beta, y); break;
+    case 16: csr_spmv_staged_launch<16, Trans>(p, mode, alpha, a, x, beta, y); break;
+    case 32: csr_spmv_staged_launch<32, Trans>(p, mode, alpha, a, x, beta, y); break;
+    default: csr_spmv_staged_launch<8, Trans>(p, mode, alpha, a, x, beta, y); break;
   }
-}
-
-template <bool Trans, class Matrix, class XView, class YView>
-void csr_spmv_staged_ahead(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
-                           const Matrix& a, const XView& x, typename Matrix::value_type beta,
-                           const YView& y) {
-  if (p.load_ahead > 0)
-    csr_spmv_staged_k<Trans, true>(p, mode, alpha, a, x, beta, y);
-  else
-    csr_spmv_staged_k<Trans, false>(p, mode, alpha, a, x, beta, y);
 }
 
 /// Staged kernel: a warp stages its rows' entries in shared memory (see the file comment).
@@ -262,9 +240,9 @@ void csr_spmv_staged(const CsrSpmvParams& p, Mode mode, typename Matrix::value_t
     return;
   }
   if (trans)
-    csr_spmv_staged_ahead<true>(p, mode, alpha, a, x, beta, y);
+    csr_spmv_staged_k<true>(p, mode, alpha, a, x, beta, y);
   else
-    csr_spmv_staged_ahead<false>(p, mode, alpha, a, x, beta, y);
+    csr_spmv_staged_k<false>(p, mode, alpha, a, x, beta, y);
 }
 
 }  // namespace impl
