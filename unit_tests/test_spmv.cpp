@@ -197,37 +197,6 @@ TEST_CASE_TEMPLATE_DEFINE("csr spmv: rows at and across window and warp boundari
 }
 TEST_CASE_TEMPLATE_APPLY(csr_spmv_boundaries, spk_test::all_devices);
 
-TEST_CASE_TEMPLATE_DEFINE("csr spmv: the staged kernel under each shared-memory slot map",
-                          Device, csr_spmv_staged_slot_maps) {
-  // rows of 16 and 48 (x16 map with one lane per row), 8 (x32), 17 (identity), each with a few
-  // shorter rows so that warps start at every alignment; 1, 2 and 4 lanes per row, chunks of
-  // 128 and 256 entries
-  using spk::impl::StagedSwizzle;
-  CHECK(spk::impl::choose_staged_swizzle(16.0, 1, 256) == StagedSwizzle{4, 15});
-  CHECK(spk::impl::choose_staged_swizzle(8.0, 1, 256) == StagedSwizzle{5, 31});
-  CHECK(spk::impl::choose_staged_swizzle(17.0, 1, 256) == StagedSwizzle{5, 0});
-  for (int len : {16, 48, 8, 17}) {
-    std::vector<int> lengths;
-    for (int i = 0; i < 400; ++i) lengths.push_back(i % 37 == 5 ? len / 2 : len);
-    spk_test::for_each_type<std::tuple<double, Kokkos::complex<float>>>([&](auto* tag) {
-      using Scalar = std::remove_pointer_t<decltype(tag)>;
-      const auto a = csr_with_row_lengths<Scalar>(lengths, 900, std::uint64_t(70 + len));
-      for (int v : {1, 2, 4}) {
-        for (int k : {4, 8}) {
-          spk::CsrSpmvParams p;
-          p.variant = spk::CsrSpmvVariant::staged;
-          p.vector_length = v;
-          p.entries_per_lane = k;
-          const Scalar alpha = spk::scalar_traits<Scalar>::make(1.25, 0.5);
-          check_spmv<Device>(a, spk::Mode::N, alpha, Scalar(0), 31, p);
-          check_spmv<Device>(a, spk::Mode::T, alpha, spk::scalar_traits<Scalar>::one(), 37, p);
-        }
-      }
-    });
-  }
-}
-TEST_CASE_TEMPLATE_APPLY(csr_spmv_staged_slot_maps, spk_test::all_devices);
-
 TEST_CASE("csr spmv: alpha and beta convert to the matrix value type") {
   // as with KokkosSparse::spmv, double literals work for a float or complex matrix
   const auto a = spk_test::random_csr<float, int>(20, 20, 3, 1);

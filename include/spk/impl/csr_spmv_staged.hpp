@@ -14,9 +14,9 @@
 // Staging gives the entry loads of the nnz-balanced kernels (coalesced, read once) with the
 // x reads of one row per lane, and a warp waits only on itself.
 //
-// The shared-memory slots are permuted (slot q ^ ((q >> shift) & mask), staged_swizzle.hpp) by
-// the map with the fewest bank conflicts for rows of the mean length, counted on the host: e.g.
-// lanes reading rows of 16 entries one lane each would all hit two banks without it. For op = T / H a row's lanes
+// With one lane per row and rows of an even mean length the shared-memory slots are swizzled
+// (slot q ^ (q / 32) within each block of 32) so that lanes reading rows of 16 entries (the
+// same bank for every lane without it) spread over the banks. For op = T / H a row's lanes
 // scatter their products into y with atomics.
 //
 // Rows much longer than 32 * K / (32 / V) make a warp take several chunks with few lanes busy;
@@ -32,7 +32,6 @@
 #include <spk/error.hpp>
 #include <spk/impl/csr_analysis.hpp>
 #include <spk/impl/csr_spmv.hpp>
-#include <spk/impl/staged_swizzle.hpp>
 #include <spk/impl/warp.hpp>
 #include <spk/mode.hpp>
 #include <spk/scalar.hpp>
@@ -67,17 +66,18 @@ struct CsrStagedSpmv {
   bool conj;   // op = H
   O nrows;
   int vector;    // lanes per row V, a power of two <= lanes
-  int swz_shift;  // slot map q ^ ((q >> swz_shift) & swz_mask) (staged_swizzle.hpp)
-  int swz_mask;
+  bool swizzle;  // permute the slots (rows of an even length, one lane each)
 
   static std::size_t scratch_bytes(int warps) {
     const std::size_t n = std::size_t(warps) * std::size_t(chunk);
     return values_scratch::shmem_size(n) + index_scratch::shmem_size(n);
   }
 
-  /// The slot of chunk position q: a permutation within each block of 2^swz_shift positions
-  /// (the identity when swz_mask is 0, as on CPU backends).
-  KOKKOS_INLINE_FUNCTION int slot(int q) const { return q ^ ((q >> swz_shift) & swz_mask); }
+  /// The slot of chunk position q: with swizzle, q with its low bits flipped by its block of
+  /// 32 (a permutation within each block; the identity on CPU backends, where lanes == 1).
+  KOKKOS_INLINE_FUNCTION int slot(int q) const {
+    return swizzle ? q ^ ((q / lanes) & (lanes - 1)) : q;
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const int lane = warp::lane();
@@ -167,11 +167,11 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
   const int lanes = functor::lanes;
   const int vector = p.vector_length < lanes ? p.vector_length : lanes;
   const int warps = is_gpu_space<exec>() ? p.team_size : 1;
-  // the slot map with the fewest bank conflicts for rows of the mean length (a GPU's warps;
-  // CPU backends stage one lane's entries, where any map is conflict-free)
-  const StagedSwizzle swz = is_gpu_space<exec>()
-                                ? choose_staged_swizzle(row_stats(a).mean, vector, functor::chunk)
-                                : StagedSwizzle{5, 0};
+  // one lane per row reads slots a row length apart: an odd length spreads over the banks by
+  // itself, an even one (16: every lane on two banks) needs the swizzle, which costs about 2x
+  // in conflicts on odd lengths
+  const double mean = row_stats(a).mean;
+  const bool swizzle = vector == 1 && std::llround(mean) % 2 == 0;
   functor f{a.row_map(),
             a.col_idx(),
             a.values(),
@@ -183,8 +183,7 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
             mode == Mode::H,
             a.nrows(),
             vector,
-            swz.shift,
-            swz.mask};
+            swizzle};
   const std::int64_t rows_per_warp = lanes / vector;
   const std::int64_t nwarps = (std::int64_t(a.nrows()) + rows_per_warp - 1) / rows_per_warp;
   const std::int64_t league = (nwarps + warps - 1) / warps;
