@@ -341,6 +341,17 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
     add(p);
     p.schedule = spk::SpmvSchedule::dynamic_chunks;
     add(p);
+    // one row per thread loaded in chunks of 4 or 8 entries (the last one predicated), one and
+    // two rows per thread
+    for (int k : {4, 8}) {
+      for (int r : {1, 2}) {
+        p = {};
+        p.variant = V::thread;
+        p.entries_per_lane = k;
+        p.rows_per_thread = r;
+        add(p);
+      }
+    }
   }
   for (int c : gpu ? std::vector<int>{1024, 2048, 4096, 8192} : std::vector<int>{2048}) {
     for (int t : gpu ? std::vector<int>{256, 512} : std::vector<int>{1}) {
@@ -439,11 +450,19 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
     p.threads_per_row = t;
     return p;
   };
+  auto tpr_f = [](int t, int f) {  // f entries in flight per lane, the last chunk predicated
+    spk::EllSpmvParams p;
+    p.threads_per_row = t;
+    p.in_flight = f;
+    return p;
+  };
   if (wanted(o, "ell")) {
     add_format_candidates<S>(
         cands, "ell", "", case_label, [&] { return spk::EllMatrix<S, int, int, D>(a); },
-        with_defaults<spk::EllSpmvParams>(gpu, {tpr(1), tpr(2), tpr(4), tpr(8), tpr(16)}), mode,
-        x, y);
+        with_defaults<spk::EllSpmvParams>(
+            gpu, {tpr(1), tpr(2), tpr(4), tpr(8), tpr(16), tpr_f(1, 4), tpr_f(1, 8), tpr_f(4, 4),
+                  tpr_f(4, 8)}),
+        mode, x, y);
   }
   if (wanted(o, "hll")) {
     auto hll_tpr = [](int t) {
@@ -469,10 +488,19 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
       p.tail_lanes = t;
       return p;
     };
+    // entries in flight per lane (4 or 8, last chunk predicated) with 1, 2, 4 and 8 threads per row
+    auto hll_f = [](int t, int f) {
+      spk::HllSpmvParams p;
+      p.threads_per_row = t;
+      p.in_flight = f;
+      return p;
+    };
     hll("h32-", 32, spk::HllSort::automatic,
         with_defaults<spk::HllSpmvParams>(
             gpu, {hll_tpr(1), hll_tpr(2), hll_tpr(4), hll_tpr(8), hll_tpr(16), hll_tail_lanes(1),
-                  hll_tail_lanes(4), hll_tail_lanes(8), hll_tail_lanes(32)}));
+                  hll_tail_lanes(4), hll_tail_lanes(8), hll_tail_lanes(32), hll_f(1, 4),
+                  hll_f(1, 8), hll_f(2, 4), hll_f(2, 8), hll_f(4, 4), hll_f(4, 8), hll_f(8, 4),
+                  hll_f(8, 8)}));
     hll("h32-none-", 32, spk::HllSort::none, {spk::HllSpmvParams{}});
     hll("h32-window-", 32, spk::HllSort::window, {spk::HllSpmvParams{}});
     hll("h32-notail-", 32, spk::HllSort::automatic, {spk::HllSpmvParams{}}, 0);

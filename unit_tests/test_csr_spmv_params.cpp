@@ -132,6 +132,12 @@ TEST_CASE("csr spmv params: out-of-range values throw with the value") {
                        doctest::Contains("team_size (warps per team, <= 32) = 64"),
                        std::invalid_argument);
   p = {};
+  p.variant = spk::CsrSpmvVariant::thread;
+  p.entries_per_lane = 16;
+  CHECK_THROWS_WITH_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),
+                       doctest::Contains("entries_per_lane (thread variant: 0, 4 or 8) = 16"),
+                       std::invalid_argument);
+  p = {};
   p.variant = spk::CsrSpmvVariant::staged;
   p.entries_per_lane = 12;
   CHECK_THROWS_WITH_AS(spk::choose_csr_spmv_params(stats(10, 2.0, 0.0, 2), true, p),

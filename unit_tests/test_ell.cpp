@@ -12,8 +12,10 @@ namespace {
 
 using spk_test::RoundTrip;
 
-// Launch shapes: the default, then 1, 2, 4 and 32 threads per row with partial row chunks. CPU
-// backends run teams of one thread (Serial allows no more).
+// Launch shapes: the default, then 1, 2, 4 and 32 threads per row with partial row chunks, and
+// each inner loop (4 or 8 entries in flight with a predicated last chunk, 4 with the remainder
+// one at a time) with 1 and 2 threads per row. CPU backends run teams of one thread (Serial
+// allows no more).
 template <class Device>
 std::vector<spk::EllSpmvParams> ell_params() {
   const bool gpu = spk::impl::is_gpu_space<typename Device::execution_space>();
@@ -24,6 +26,14 @@ std::vector<spk::EllSpmvParams> ell_params() {
     p.team_size = gpu ? 3 : 1;
     p.rows_per_team = 5;
     all.push_back(p);
+  }
+  for (int f : {4, 8, -4}) {
+    for (int tpr : {1, 2}) {
+      spk::EllSpmvParams p;
+      p.threads_per_row = tpr;
+      p.in_flight = f;
+      all.push_back(p);
+    }
   }
   return all;
 }
@@ -181,4 +191,9 @@ TEST_CASE("ell spmv: wrong sizes and parameters throw") {
   p.threads_per_row = 3;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),
                        doctest::Contains("threads_per_row = 3"), std::invalid_argument);
+  spk::EllSpmvParams f;
+  f.in_flight = 6;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, f),
+                       doctest::Contains("in_flight = 6 must be 0 (choose), -4, 4 or 8"),
+                       std::invalid_argument);
 }

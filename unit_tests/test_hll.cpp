@@ -32,6 +32,16 @@ std::vector<spk::HllSpmvParams> hll_params() {
     p.tail_lanes = tpr == 1 ? 0 : tpr == 2 ? 4 : tpr == 4 ? 1 : 32;
     all.push_back(p);
   }
+  // the inner loops: 4 or 8 entries in flight with a predicated last chunk, 4 with the
+  // remainder one at a time
+  for (int f : {4, 8, -4}) {
+    for (int tpr : {1, 4}) {
+      spk::HllSpmvParams p;
+      p.threads_per_row = tpr;
+      p.in_flight = f;
+      all.push_back(p);
+    }
+  }
   return all;
 }
 
@@ -759,6 +769,11 @@ TEST_CASE("hll spmv: wrong sizes and parameters throw") {
   p.team_size = -1;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),
                        doctest::Contains("team_size = -1"), std::invalid_argument);
+  spk::HllSpmvParams f;
+  f.in_flight = 2;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, f),
+                       doctest::Contains("in_flight = 2 must be 0 (choose), -4, 4 or 8"),
+                       std::invalid_argument);
   for (int bad : {-1, 3, 64}) {
     spk::HllSpmvParams q;
     q.tail_lanes = bad;

@@ -56,6 +56,10 @@ std::vector<spk::CsrSpmvParams> schedules() {
     p.rows_per_thread = 3;
     p.schedule = sched;
     all.push_back(p);
+    for (int k : {4, 8}) {  // rows loaded in chunks of k entries, the last one predicated
+      p.entries_per_lane = k;
+      all.push_back(p);
+    }
     for (int v : {2, 8, 32}) {
       p = {};
       p.variant = V::vector;

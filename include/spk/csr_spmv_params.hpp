@@ -49,7 +49,10 @@ struct CsrSpmvParams {
   int threads_per_team = 0; ///< balanced variant: threads of a team
   int entries_per_lane = 0; ///< warp variant: consecutive nonzeros per lane (4 or 8); staged
                             ///< variant: a warp stages 32 * entries_per_lane (4 to 32) at a
-                            ///< time. Both variants' team_size is the number of warps per team
+                            ///< time. Both variants' team_size is the number of warps per team.
+                            ///< thread variant: 4 or 8 loads a row in chunks of that many
+                            ///< entries, the last one predicated; 0 = four in flight, the
+                            ///< remainder one at a time
   TransposeMethod transpose = TransposeMethod::atomic;
 };
 
@@ -91,6 +94,8 @@ inline std::string describe(const CsrSpmvParams& p) {
   if (p.variant == CsrSpmvVariant::vector) s += "-v" + std::to_string(p.vector_length);
   s += "-t" + std::to_string(p.team_size) + "-r" + std::to_string(p.rows_per_thread) + "-" +
        to_string(p.schedule);
+  if (p.variant == CsrSpmvVariant::thread && p.entries_per_lane > 0)
+    s += "-k" + std::to_string(p.entries_per_lane);
   return s;
 }
 
@@ -158,6 +163,9 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   check(p.threads_per_team >= 0 && p.threads_per_team <= 1024, "threads_per_team",
         p.threads_per_team);
   check(p.league_size >= 0, "league_size", p.league_size);
+  if (p.variant == CsrSpmvVariant::thread)
+    check(p.entries_per_lane == 0 || p.entries_per_lane == 4 || p.entries_per_lane == 8,
+          "entries_per_lane (thread variant: 0, 4 or 8)", p.entries_per_lane);
   if (p.variant == CsrSpmvVariant::staged)
     check(p.entries_per_lane == 0 || p.entries_per_lane == 4 || p.entries_per_lane == 8 ||
               p.entries_per_lane == 16 || p.entries_per_lane == 32,

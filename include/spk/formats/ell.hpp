@@ -235,7 +235,8 @@ EllSpmvParams resolve_params(const EllMatrix<S, O, F, D, L>& a, Mode /*mode*/,
   const impl::RowLaunch r = impl::resolve_row_launch(
       "spk::spmv (ELL)", params.threads_per_row, params.team_size, params.rows_per_team,
       a.mean_row_length(), impl::is_gpu_space<exec>());
-  return EllSpmvParams{r.threads_per_row, r.team_size, r.rows_per_team};
+  impl::check_in_flight("spk::spmv (ELL)", params.in_flight);
+  return EllSpmvParams{r.threads_per_row, r.team_size, r.rows_per_team, params.in_flight};
 }
 
 /// y = alpha * op(A) * x + beta * y with A in ELL; op = N, T or H (T and H scatter with atomics
@@ -256,7 +257,8 @@ void spmv(Mode mode, typename EllMatrix<S, O, F, D, L>::value_type alpha,
                            to_string(mode));
   const EllSpmvParams p = resolve_params(a, mode, params);
   impl::padded_rows_spmv<dev>("spk::ell_spmv",
-                              impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team},
+                              impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team,
+                                              p.in_flight},
                               mode, alpha, a.values().data(), a.col_idx().data(), a.geometry(),
                               Kokkos::View<const O*, dev>(a.row_lengths()), a.nrows(), x, beta, y);
 }

@@ -708,7 +708,9 @@ HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode /*mode*/,
     tail_lanes = 0;
   else if (tl == 0)
     tail_lanes = impl::default_tail_lanes(double(a.tail_max_segment()), gpu);
-  return HllSpmvParams{r.threads_per_row, r.team_size, r.rows_per_team, tail_lanes};
+  impl::check_in_flight(where, params.in_flight);
+  return HllSpmvParams{r.threads_per_row, r.team_size, r.rows_per_team, tail_lanes,
+                       params.in_flight};
 }
 
 /// y = alpha * op(A) * x + beta * y with A in HLL; op = N, T or H (T and H scatter with atomics
@@ -731,7 +733,8 @@ void spmv(Mode mode, typename HllMatrix<S, O, F, D>::value_type alpha,
   const HllSpmvParams p = resolve_params(a, mode, params);
   const auto geom = a.geometry();
   impl::padded_rows_spmv<dev>("spk::hll_spmv",
-                              impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team},
+                              impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team,
+                                              p.in_flight},
                               mode, alpha, a.values().data(), a.col_idx().data(), geom,
                               Kokkos::View<const O*, dev>(a.row_lengths()), a.nrows(), x, beta, y);
   impl::hll_tail_spmv<dev>(mode, alpha, a.tail(), geom, p.tail_lanes, x, y);

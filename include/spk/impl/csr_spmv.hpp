@@ -88,6 +88,7 @@ struct CsrVectorSpmv {
   O nchunks;
   int vector_length;
   Kokkos::View<O*, typename Matrix::device_type> counter;  // dynamic schedule only
+  int in_flight = 0;  // one row per thread: 4 or 8 = chunked_dot<in_flight>, else strided_dot
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     if (counter.extent(0) == 0) {
@@ -124,6 +125,41 @@ struct CsrVectorSpmv {
     return s0 + s1;
   }
 
+  /// sum of values(k) * x(col_idx(k)) for k in [b, e) in chunks of U entries, every load of a
+  /// chunk issued before its first multiply-add, the last (partial) chunk too: entries past e
+  /// load entry b of the chunk again and add nothing. A row of n entries costs ceil(n / U)
+  /// dependent rounds of loads (strided_dot: one per entry after the last full four).
+  template <int U>
+  KOKKOS_INLINE_FUNCTION S chunked_dot(F k, const F e) const {
+    S s0 = traits::zero(), s1 = traits::zero();
+    for (; k + (U - 1) < e; k += U) {
+      O cc[U];
+      S vv[U];
+      for (int j = 0; j < U; ++j) {
+        cc[j] = col_idx(k + j);
+        vv[j] = values(k + j);
+      }
+      for (int j = 0; j < U; j += 2) {
+        s0 += vv[j] * x(cc[j]);
+        s1 += vv[j + 1] * x(cc[j + 1]);
+      }
+    }
+    if (k < e) {
+      O cc[U - 1];
+      S vv[U - 1];
+      for (int j = 0; j < U - 1; ++j) {
+        const F kj = k + F(j) < e ? k + F(j) : k;
+        cc[j] = col_idx(kj);
+        vv[j] = values(kj);
+      }
+      for (int j = 0; j < U - 1; ++j) {
+        const S p = vv[j] * x(cc[j]);
+        if (k + F(j) < e) (j % 2 == 0 ? s0 : s1) += p;
+      }
+    }
+    return s0 + s1;
+  }
+
   KOKKOS_INLINE_FUNCTION void chunk(const member& team, O c) const {
     const O begin = c * rows_per_team;
     const O end = begin + rows_per_team < nrows ? begin + rows_per_team : nrows;
@@ -132,7 +168,10 @@ struct CsrVectorSpmv {
         const F b = row_map(i), e = row_map(i + 1);
         S sum = traits::zero();
         if (vector_length == 1) {
-          sum = strided_dot(b, e, F(1));  // one row per thread: four loads in flight
+          // one row per thread: four loads in flight, or chunks of in_flight
+          sum = in_flight == 8   ? chunked_dot<8>(b, e)
+                : in_flight == 4 ? chunked_dot<4>(b, e)
+                                 : strided_dot(b, e, F(1));
         } else if (vector_length >= 16) {
           // a vector reads whole lines per step: streaming loads keep x in the caches (with 4
           // or 8 lanes the next step's entries are in the same lines, which they lost)
@@ -180,7 +219,8 @@ void csr_spmv_vector(const CsrSpmvParams& p, Mode mode, typename Matrix::value_t
   const O nchunks = (a.nrows() + rows_per_team - 1) / rows_per_team;
   functor f{a.row_map(), a.col_idx(), a.values(), x, y, alpha, beta,
             beta == scalar_traits<S>::zero(), mode, a.nrows(), rows_per_team, nchunks,
-            p.vector_length, {}};
+            p.vector_length, {},
+            p.variant == CsrSpmvVariant::thread ? p.entries_per_lane : 0};
   O league = nchunks;
   if (p.schedule == SpmvSchedule::dynamic_chunks) {
     f.counter = Kokkos::View<O*, typename Matrix::device_type>("spk::spmv_counter", 1);

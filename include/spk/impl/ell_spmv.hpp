@@ -28,12 +28,27 @@ struct EllSpmvParams {
   int threads_per_row = 0;  ///< lanes per row: 1, 2, 4, 8, 16 or 32
   int team_size = 0;        ///< vectors (rows in flight) per team
   int rows_per_team = 0;    ///< consecutive rows a team takes
+  /// Entries a lane loads before it multiplies: 4 or 8 (the last chunk of a row predicated);
+  /// -4: four, the remainder one entry at a time; 0 = choose.
+  int in_flight = 0;
 };
+
+namespace impl {
+/// The suffix of describe() for an in_flight value other than the default loop: "-f4", "-f8".
+inline std::string describe_in_flight(int f) {
+  return f == 4 || f == 8 ? "-f" + std::to_string(f) : std::string();
+}
+/// Checks an in_flight parameter (0, -4, 4 or 8).
+inline void check_in_flight(const char* where, int f) {
+  require(f == 0 || f == -4 || f == 4 || f == 8, where, "in_flight = ", f,
+          " must be 0 (choose), -4, 4 or 8");
+}
+}  // namespace impl
 
 /// A short name of ELL launch parameters, e.g. "tpr2-t64-r64".
 inline std::string describe(const EllSpmvParams& p) {
   return "tpr" + std::to_string(p.threads_per_row) + "-t" + std::to_string(p.team_size) + "-r" +
-         std::to_string(p.rows_per_team);
+         std::to_string(p.rows_per_team) + impl::describe_in_flight(p.in_flight);
 }
 
 namespace impl {
@@ -71,10 +86,12 @@ struct PaddedRowsSpmv {
   O npos;
   O rows_per_team;
   int threads_per_row;
+  int in_flight;  // 4 or 8: lane_dot<in_flight>; else lane_dot_serial_tail
 
-  /// Lane `lane`'s part of the row at v / c: entries lane, lane + t, ... < len, four in flight.
-  KOKKOS_INLINE_FUNCTION S lane_dot(const S* v, const O* c, const std::size_t stride, const O len,
-                                    const O lane) const {
+  /// Lane `lane`'s part of the row at v / c: entries lane, lane + t, ... < len, four in flight,
+  /// the last (up to three) one at a time (in_flight = -4, the loop before the predicated one).
+  KOKKOS_INLINE_FUNCTION S lane_dot_serial_tail(const S* v, const O* c, const std::size_t stride,
+                                                const O len, const O lane) const {
     const O t = O(threads_per_row);
     S s0 = traits::zero(), s1 = traits::zero();
     O k = lane;
@@ -96,6 +113,54 @@ struct PaddedRowsSpmv {
     return s0 + s1;
   }
 
+  /// Lane `lane`'s part of the row at v / c: entries lane, lane + t, ... < len in chunks of U,
+  /// every load of a chunk issued before its first multiply-add; the last, partial chunk too
+  /// (entries past len load the chunk's first entry again and add nothing), so a row costs
+  /// ceil(entries / U) dependent rounds of loads instead of one round per leftover entry.
+  template <int U>
+  KOKKOS_INLINE_FUNCTION S lane_dot(const S* v, const O* c, const std::size_t stride,
+                                    const O len, const O lane) const {
+    const O t = O(threads_per_row);
+    const std::size_t step = std::size_t(t) * stride;
+    S s0 = traits::zero(), s1 = traits::zero();
+    O k = lane;
+    const S* vp = v + std::size_t(k) * stride;
+    const O* cp = c + std::size_t(k) * stride;
+    for (; k + (U - 1) * t < len; k += U * t, vp += U * step, cp += U * step) {
+      O cc[U];
+      S vv[U];
+      for (int j = 0; j < U; ++j) {
+        cc[j] = cp[j * step];
+        vv[j] = vp[j * step];
+      }
+      for (int j = 0; j < U; j += 2) {
+        s0 += vv[j] * x(cc[j]);
+        s1 += vv[j + 1] * x(cc[j + 1]);
+      }
+    }
+    if (k < len) {
+      O cc[U - 1];
+      S vv[U - 1];
+      for (int j = 0; j < U - 1; ++j) {
+        const std::size_t off = k + O(j) * t < len ? std::size_t(j) * step : 0;
+        cc[j] = cp[off];
+        vv[j] = vp[off];
+      }
+      for (int j = 0; j < U - 1; ++j) {
+        const S p = vv[j] * x(cc[j]);
+        if (k + O(j) * t < len) (j % 2 == 0 ? s0 : s1) += p;
+      }
+    }
+    return s0 + s1;
+  }
+
+  KOKKOS_INLINE_FUNCTION S row_dot(const S* v, const O* c, const std::size_t stride, const O len,
+                                   const O lane) const {
+    if (in_flight == 8) return lane_dot<8>(v, c, stride, len, lane);
+    if (in_flight == 4) return lane_dot<4>(v, c, stride, len, lane);
+    return lane_dot_serial_tail(v, c, stride, len, lane);
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const O begin = O(team.league_rank()) * rows_per_team;
     const O end = begin + rows_per_team < npos ? begin + rows_per_team : npos;
@@ -106,12 +171,12 @@ struct PaddedRowsSpmv {
         const std::size_t st = geom.stride(p);
         S sum = traits::zero();
         if (threads_per_row == 1) {
-          sum = lane_dot(values + b, col_idx + b, st, len, O(0));
+          sum = row_dot(values + b, col_idx + b, st, len, O(0));
         } else {
           Kokkos::parallel_reduce(
               Kokkos::ThreadVectorRange(team, threads_per_row),
               [&](const int lane, S& s) {
-                s += lane_dot(values + b, col_idx + b, st, len, O(lane));
+                s += row_dot(values + b, col_idx + b, st, len, O(lane));
               },
               sum);
         }
@@ -162,7 +227,8 @@ void padded_rows_spmv(const char* label, const RowLaunch& launch, Mode mode, S a
             mode == Mode::H,
             npos,
             rows_per_team,
-            launch.threads_per_row};
+            launch.threads_per_row,
+            launch.in_flight};
   Kokkos::TeamPolicy<exec> policy(int(league), launch.team_size, launch.threads_per_row);
   require_team_size("spk::spmv", policy, f, launch.team_size, launch.threads_per_row);
   Kokkos::parallel_for(label, policy, f);

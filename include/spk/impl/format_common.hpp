@@ -173,6 +173,9 @@ struct RowLaunch {
   int threads_per_row = 1;
   int team_size = 1;
   int rows_per_team = 1;
+  /// Padded-row kernels: entries a lane loads before it multiplies (see PaddedRowsSpmv); 0 =
+  /// the kernel's default.
+  int in_flight = 0;
 };
 
 /// Default threads per row on a GPU from the mean number of entries per row. Barbieri et al.

@@ -34,6 +34,7 @@ struct HllSpmvParams {
   int rows_per_team = 0;    ///< consecutive row positions a team takes
   /// Lanes per tail segment: 1, 2, 4, 8, 16 or 32; resolved to 0 for a matrix without a tail.
   int tail_lanes = 0;
+  int in_flight = 0;  ///< entries a lane loads before it multiplies, see EllSpmvParams
 };
 
 /// A short name of HLL launch parameters, e.g. "tpr1-t128-r128" or, with a tail,
@@ -41,7 +42,8 @@ struct HllSpmvParams {
 inline std::string describe(const HllSpmvParams& p) {
   return "tpr" + std::to_string(p.threads_per_row) + "-t" + std::to_string(p.team_size) + "-r" +
          std::to_string(p.rows_per_team) +
-         (p.tail_lanes > 0 ? "-tl" + std::to_string(p.tail_lanes) : std::string());
+         (p.tail_lanes > 0 ? "-tl" + std::to_string(p.tail_lanes) : std::string()) +
+         impl::describe_in_flight(p.in_flight);
 }
 
 namespace impl {
