@@ -22,10 +22,16 @@ and the fraction of the copy bandwidth. Then geometric means over the large matr
 (>= 20M nonzeros) and over all.
 """
 import json
+import lzma
 import re
 import math
 import sys
 from collections import defaultdict
+
+
+def open_record(path):
+    """A JSON record under docs/perf: plain, or xz-compressed (.json.xz) for the large ones."""
+    return lzma.open(path, "rt") if str(path).endswith(".xz") else open(path)
 
 LARGE_NNZ = 20_000_000
 
@@ -36,7 +42,7 @@ def geomean(xs):
 
 
 def summarize(path, large_only=False):
-    with open(path) as f:
+    with open_record(path) as f:
         run = json.load(f)
     rows = defaultdict(list)
     for r in run["results"]:
@@ -93,7 +99,7 @@ PEERS = {"balanced-coo": "cusparse-coo"}
 
 
 def summarize_formats(path, large_only=False):
-    with open(path) as f:
+    with open_record(path) as f:
         run = json.load(f)
     rows = defaultdict(list)
     for r in run["results"]:
@@ -160,7 +166,7 @@ def summarize_formats(path, large_only=False):
 def summarize_coo(path):
     """Issue-5 table: balanced and compressed COO against cuSPARSE CSR ALG1 and COO, with the
     compressed format's bytes over CSR's (cuSPARSE CSR's arrays) and its own-bytes bandwidth."""
-    with open(path) as f:
+    with open_record(path) as f:
         run = json.load(f)
     by = defaultdict(lambda: defaultdict(list))
     for r in run["results"]:
@@ -216,7 +222,7 @@ def summarize_coo(path):
 
 def summarize_compound(path):
     """Paper-style tables of a compound run: speed-ups per matrix, then memory per layout."""
-    with open(path) as f:
+    with open_record(path) as f:
         run = json.load(f)
     by = defaultdict(list)
     for r in run["results"]:
@@ -292,7 +298,7 @@ def _load_runs(paths):
     """(kind, run) per file: 'memory' (spk-bench --memory-only), 'add' (spk-add) or 'spmv'."""
     out = []
     for p in paths:
-        with open(p) as f:
+        with open_record(p) as f:
             run = json.load(f)
         formats = {r["format"] for r in run["results"]}
         if "--memory-only" in run.get("command", ""):

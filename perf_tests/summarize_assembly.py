@@ -10,6 +10,7 @@ spk-numeric. Times are medians in milliseconds. "max rel. error" covers spk and 
 baselines against spk's result; Kokkos Kernels' SpGEMM error is its own column.
 """
 import json
+import lzma
 import sys
 
 
@@ -17,7 +18,7 @@ def main(paths):
     rows = {}
     order = []
     for path in paths:
-        with open(path) as f:
+        with (lzma.open(path, "rt") if path.endswith(".xz") else open(path)) as f:
             doc = json.load(f)
         print(f"- `{path}`: {doc['gpu']}, {doc['date']}, commit {doc['commit']}, "
               f"copy bandwidth {doc['copy_bandwidth_gbps']:.0f} GB/s")

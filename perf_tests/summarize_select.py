@@ -12,6 +12,7 @@ targets: share of matrices within 10% of the best, geometric mean and minimum ag
 nonzeros), and the feature-only selection cost in products.
 """
 import json
+import lzma
 import math
 import sys
 
@@ -57,7 +58,7 @@ def main(argv):
     files = [a for a in argv if a.endswith(".json")]
     rows = []
     for f in files:
-        d = json.load(open(f))
+        d = json.load(lzma.open(f, "rt") if f.endswith(".xz") else open(f))
         mats = {}
         order = []
         for r in d["results"]:
