@@ -450,7 +450,9 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
     p.threads_per_row = t;
     return p;
   };
-  auto tpr_f = [](int t, int f) {  // f entries in flight per lane, the last chunk predicated
+  // f entries in flight per lane: 4 or 8, the last chunk predicated (8 is the GPU default); -4
+  // four, the remainder one by one (the loop before the chunks)
+  auto tpr_f = [](int t, int f) {
     spk::EllSpmvParams p;
     p.threads_per_row = t;
     p.in_flight = f;
@@ -460,8 +462,8 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
     add_format_candidates<S>(
         cands, "ell", "", case_label, [&] { return spk::EllMatrix<S, int, int, D>(a); },
         with_defaults<spk::EllSpmvParams>(
-            gpu, {tpr(1), tpr(2), tpr(4), tpr(8), tpr(16), tpr_f(1, 4), tpr_f(1, 8), tpr_f(4, 4),
-                  tpr_f(4, 8)}),
+            gpu, {tpr(1), tpr(2), tpr(4), tpr(8), tpr(16), tpr_f(1, 4), tpr_f(1, -4), tpr_f(4, 4),
+                  tpr_f(4, -4)}),
         mode, x, y);
   }
   if (wanted(o, "hll")) {
@@ -488,7 +490,8 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
       p.tail_lanes = t;
       return p;
     };
-    // entries in flight per lane (4 or 8, last chunk predicated) with 1, 2, 4 and 8 threads per row
+    // entries in flight per lane (8, the GPU default, or 4: the last chunk predicated; -4: the
+    // loop before the chunks) with 1, 2, 4 and 8 threads per row
     auto hll_f = [](int t, int f) {
       spk::HllSpmvParams p;
       p.threads_per_row = t;
@@ -499,16 +502,21 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
         with_defaults<spk::HllSpmvParams>(
             gpu, {hll_tpr(1), hll_tpr(2), hll_tpr(4), hll_tpr(8), hll_tpr(16), hll_tail_lanes(1),
                   hll_tail_lanes(4), hll_tail_lanes(8), hll_tail_lanes(32), hll_f(1, 4),
-                  hll_f(1, 8), hll_f(2, 4), hll_f(2, 8), hll_f(4, 4), hll_f(4, 8), hll_f(8, 4),
-                  hll_f(8, 8)}));
+                  hll_f(1, -4), hll_f(2, 4), hll_f(2, -4), hll_f(4, 4), hll_f(4, -4), hll_f(8, 4),
+                  hll_f(8, -4)}));
     hll("h32-none-", 32, spk::HllSort::none, {spk::HllSpmvParams{}});
     hll("h32-window-", 32, spk::HllSort::window, {spk::HllSpmvParams{}});
     hll("h32-notail-", 32, spk::HllSort::automatic, {spk::HllSpmvParams{}}, 0);
     if (gpu) {
       hll("h64-", 64, spk::HllSort::none, {spk::HllSpmvParams{}});
       hll("h16-", 16, spk::HllSort::none, {spk::HllSpmvParams{}});
-      hll("h32-global-", 32, spk::HllSort::global, {spk::HllSpmvParams{}});
-      hll("h32-captail-", 32, spk::HllSort::automatic, {spk::HllSpmvParams{}}, 2);
+      // sorting and the tail rule with one, two and four threads per row
+      hll("h32-global-", 32, spk::HllSort::global,
+          {spk::HllSpmvParams{}, hll_tpr(1), hll_tpr(2), hll_tpr(4)});
+      hll("h32-captail-", 32, spk::HllSort::automatic,
+          {spk::HllSpmvParams{}, hll_tpr(1), hll_tpr(2), hll_tpr(4)}, 2);
+      hll("h32-global-captail-", 32, spk::HllSort::global,
+          {spk::HllSpmvParams{}, hll_tpr(1), hll_tpr(2)}, 2);
     }
   }
   if (wanted(o, "dia")) {
@@ -538,11 +546,12 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
     }
   }
   if (wanted(o, "hyb")) {
-    spk::HybSpmvParams two;
+    spk::HybSpmvParams two, serial_tail;
     two.threads_per_row = 2;
+    serial_tail.in_flight = -4;  // the ELL part's loop before the chunks of 8
     add_format_candidates<S>(
         cands, "hyb", "", case_label, [&] { return spk::HybMatrix<S, int, int, D>(a); },
-        with_defaults<spk::HybSpmvParams>(gpu, {two}), mode, x, y);
+        with_defaults<spk::HybSpmvParams>(gpu, {two, serial_tail}), mode, x, y);
   }
 }
 

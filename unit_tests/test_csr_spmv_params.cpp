@@ -42,10 +42,16 @@ TEST_CASE("csr spmv params: the staged kernel's lanes per row fit a warp's rows 
 
 TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   using V = spk::CsrSpmvVariant;
-  // large 2D 5-point Poisson, 3D 7-point stencils, PSBLAS pdeN, banded 16 per row: the staged
-  // kernel, one lane per row, chunks of 256 entries, 4 warps per team
+  // large 2D 5-point Poisson, 3D 7-point stencils, PSBLAS pdeN (short even rows): one row per
+  // thread, two rows each, loads in chunks of 4, 256 threads per team
   for (const auto& st : {stats(5'000'000, 5.0, 0.1, 5), stats(20'000'000, 7.0, 0.3, 7),
-                         stats(4'096'000, 7.0, 0.5, 7), stats(2'000'000, 16.0, 0.0, 16)}) {
+                         stats(4'096'000, 7.0, 0.5, 7), stats(5'000'000, 8.0, 3.0, 12)}) {
+    const auto q = spk::choose_csr_spmv_params(st, true);
+    CHECK(spk::describe(q) == "thread-t256-r2-static-k4");
+  }
+  // short uneven rows (standard deviation above mean / 4 + 1) and banded 16 per row: the
+  // staged kernel, one lane per row, chunks of 256 entries, 4 warps per team
+  for (const auto& st : {stats(5'000'000, 6.0, 2.6, 20), stats(2'000'000, 16.0, 0.0, 16)}) {
     const auto q = spk::choose_csr_spmv_params(st, true);
     CHECK(spk::describe(q) == "staged-v1-k8-t4");
   }

@@ -196,4 +196,12 @@ TEST_CASE("ell spmv: wrong sizes and parameters throw") {
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, f),
                        doctest::Contains("in_flight = 6 must be 0 (choose), -4, 4 or 8"),
                        std::invalid_argument);
+  // resolved: the four-then-one loop on CPU backends (chunks of 8 on GPUs), a given value kept
+  CHECK(spk::resolve_params(a, spk::Mode::N).in_flight == -4);
+  CHECK(spk::describe(spk::resolve_params(a, spk::Mode::N)).find("-s4") != std::string::npos);
+  spk::EllSpmvParams four;
+  four.in_flight = 4;
+  CHECK(spk::resolve_params(a, spk::Mode::N, four).in_flight == 4);
+  CHECK(spk::impl::resolve_in_flight("w", 0, true) == 8);
+  CHECK(spk::impl::resolve_in_flight("w", 0, false) == -4);
 }

@@ -87,6 +87,15 @@ std::vector<spk::HllOptions> hll_options() {
   o.tail_segment = 7;
   o.min_tail_saving = 0;
   all.push_back(o);
+  // the width rule alone (no capped layout), and the capped layout whenever there is a tail
+  o = {};
+  o.sort = spk::HllSort::none;
+  o.cap_only_padding = 1.0;
+  all.push_back(o);
+  o.cap_only_padding = 100.0;
+  o.max_hack_width = 6;
+  o.min_tail_saving = 0;
+  all.push_back(o);
   // these tests check values, not the limit (tested below): unsorted hacks of long rows pass
   for (auto& a : all) a.limit.max_csr_ratio = 1000;
   return all;
@@ -97,7 +106,8 @@ std::string describe(const spk::HllOptions& o) {
          ", tail " + (o.tail ? "on" : "off") + ", min_column_fill " +
          std::to_string(o.min_column_fill) + ", max_hack_width " +
          std::to_string(o.max_hack_width) + ", tail_segment " + std::to_string(o.tail_segment) +
-         ", min_tail_saving " + std::to_string(o.min_tail_saving);
+         ", min_tail_saving " + std::to_string(o.min_tail_saving) + ", cap_only_padding " +
+         std::to_string(o.cap_only_padding);
 }
 
 // Checks every array of `m` (converted from `a` with `o`) against a layout built here on the
@@ -136,46 +146,66 @@ void check_hll_layout(const spk_test::HostCsr<S, O>& a, const spk::HllMatrix<S, 
     for (std::int64_t p = 0; p < n; ++p) row[p] = perm[p];
   }
 
-  // widths: the K-th longest row of each hack, K = ceil(fill * its rows), capped; without a
+  // widths: the K-th longest row of each hack, K = ceil(fill * its rows), capped; the
+  // longest, capped, when that layout takes at most cap_only_padding of its bytes; without a
   // tail, or when the tail does not save min_tail_saving of the bytes, the longest
   const std::int64_t n_hacks = (n + hs - 1) / hs;
-  std::vector<std::int64_t> width(n_hacks), longest(n_hacks);
+  std::vector<std::vector<std::int64_t>> hack_lens(n_hacks);  // decreasing
+  std::vector<std::int64_t> longest(n_hacks);
   for (std::int64_t h = 0; h < n_hacks; ++h) {
-    std::vector<std::int64_t> lens;
     for (std::int64_t p = h * hs; p < std::min(n, (h + 1) * hs); ++p)
-      lens.push_back(length(row[p]));
-    std::sort(lens.begin(), lens.end(), std::greater<std::int64_t>());
-    const std::int64_t k = std::max<std::int64_t>(
-        1, std::int64_t(std::ceil(o.min_column_fill * double(lens.size()) - 1e-9)));
-    width[h] = o.tail ? lens[k - 1] : lens[0];
-    longest[h] = lens[0];
+      hack_lens[h].push_back(length(row[p]));
+    std::sort(hack_lens[h].begin(), hack_lens[h].end(), std::greater<std::int64_t>());
+    longest[h] = hack_lens[h][0];
   }
-  std::int64_t cap = 0;
-  if (o.tail && n_hacks > 0) {
+  const double common =
+      double(n) * sizeof(O) * (perm.empty() ? 1 : 2) + double(n_hacks + 1) * sizeof(int);
+  struct Layout {
+    std::vector<std::int64_t> width;
+    std::int64_t cap = 0, segments = 0;
+    double bytes = 0;  // all but `common`
+  };
+  const auto layout = [&](double fill) {
+    Layout l;
+    l.width.resize(n_hacks);
     std::int64_t sum = 0;
-    for (auto w : width) sum += w;
-    cap = o.max_hack_width > 0 ? o.max_hack_width
-                               : std::max<std::int64_t>(64, 4 * ((sum + n_hacks - 1) / n_hacks));
-    for (auto& w : width) w = std::min(w, cap);
-    // bytes that differ between the layouts with and without the tail
-    double tail_bytes = 0, full_bytes = 0;
-    std::int64_t segments = 0;
     for (std::int64_t h = 0; h < n_hacks; ++h) {
-      tail_bytes += double(width[h] * hs) * double(sizeof(S) + sizeof(O));
-      full_bytes += double(longest[h] * hs) * double(sizeof(S) + sizeof(O));
+      const auto& lens = hack_lens[h];
+      const std::int64_t k = std::max<std::int64_t>(
+          1, std::int64_t(std::ceil(fill * double(lens.size()) - 1e-9)));
+      l.width[h] = lens[k - 1];
+      sum += l.width[h];
+    }
+    l.cap = o.max_hack_width > 0 ? o.max_hack_width
+                                 : std::max<std::int64_t>(64, 4 * ((sum + n_hacks - 1) / n_hacks));
+    for (auto& w : l.width) w = std::min(w, l.cap);
+    for (std::int64_t h = 0; h < n_hacks; ++h) {
+      l.bytes += double(l.width[h] * hs) * double(sizeof(S) + sizeof(O));
       for (std::int64_t p = h * hs; p < std::min(n, (h + 1) * hs); ++p) {
-        const std::int64_t t = length(row[p]) - width[h];
+        const std::int64_t t = length(row[p]) - l.width[h];
         if (t <= 0) continue;
-        tail_bytes += double(t) * double(sizeof(S) + sizeof(O));
-        segments += (t + o.tail_segment - 1) / o.tail_segment;
+        l.bytes += double(t) * double(sizeof(S) + sizeof(O));
+        l.segments += (t + o.tail_segment - 1) / o.tail_segment;
       }
     }
-    if (segments > 0) tail_bytes += double(segments) * (sizeof(O) + sizeof(int)) + sizeof(int);
-    const double common =
-        double(n) * sizeof(O) * (perm.empty() ? 1 : 2) + double(n_hacks + 1) * sizeof(int);
-    if (segments > 0 && full_bytes + common <= (1 + o.min_tail_saving) * (tail_bytes + common)) {
-      width = longest;
-      cap = 0;
+    if (l.segments > 0) l.bytes += double(l.segments) * (sizeof(O) + sizeof(int)) + sizeof(int);
+    return l;
+  };
+  std::vector<std::int64_t> width = longest;
+  std::int64_t cap = 0;
+  if (o.tail && n_hacks > 0) {
+    Layout l = layout(o.min_column_fill);
+    if (l.segments > 0 && o.cap_only_padding > 1.0 &&
+        std::ceil(o.min_column_fill * double(hs) - 1e-9) > 1) {
+      const Layout capped = layout(1.0 / double(hs));
+      if (capped.bytes + common <= o.cap_only_padding * (l.bytes + common)) l = capped;
+    }
+    double full_bytes = 0;
+    for (std::int64_t h = 0; h < n_hacks; ++h)
+      full_bytes += double(longest[h] * hs) * double(sizeof(S) + sizeof(O));
+    if (!(l.segments > 0 && full_bytes + common <= (1 + o.min_tail_saving) * (l.bytes + common))) {
+      width = l.width;
+      cap = l.cap;
     }
   }
   CHECK(m.width_cap() == cap);
@@ -332,8 +362,9 @@ TEST_CASE_TEMPLATE_APPLY(hll_tail_edges, spk_test::all_devices);
 TEST_CASE_TEMPLATE_DEFINE("hll spmv: the default launch", Device, hll_default_launch) {
   using exec = typename Device::execution_space;
   const bool gpu = spk::impl::is_gpu_space<exec>();
-  // one thread per row below a mean of 32 entries, four from 32 to 128 (GPUs), then
-  // impl::default_threads_per_row (four up to 512, eight from there); one on CPUs
+  // one thread per row below a mean of 32 entries, two from 32 to 128 (GPUs), then
+  // impl::default_threads_per_row (four up to 512, eight from there); one on CPUs; chunks of 8
+  // entries in flight on GPUs, the four-then-one loop (-4) on CPUs
   for (const int len : {27, 31, 32, 44, 127, 128, 200, 600}) {
     CAPTURE(len);
     const auto a =
@@ -341,7 +372,11 @@ TEST_CASE_TEMPLATE_DEFINE("hll spmv: the default launch", Device, hll_default_la
     const spk::HllMatrix<double, int, int, Device> h(a);
     CHECK(h.tail_nnz() == 0);  // equal rows: the padded part is the whole matrix
     const auto p = spk::resolve_params(h, spk::Mode::N);
-    CHECK(p.threads_per_row == (!gpu ? 1 : len < 32 ? 1 : len < 512 ? 4 : 8));
+    CHECK(p.threads_per_row == (!gpu ? 1 : len < 32 ? 1 : len < 128 ? 2 : len < 512 ? 4 : 8));
+    CHECK(p.in_flight == (gpu ? 8 : -4));
+    spk::HllSpmvParams four;
+    four.in_flight = 4;  // a given value is kept
+    CHECK(spk::resolve_params(h, spk::Mode::N, four).in_flight == 4);
     spk::HllSpmvParams two;
     two.threads_per_row = 2;  // a given value is kept
     CHECK(spk::resolve_params(h, spk::Mode::N, two).threads_per_row == 2);
@@ -719,15 +754,29 @@ TEST_CASE("hll: invalid options and the padding limit") {
     CHECK_THROWS_WITH_AS((spk::HllMatrix<double, int, int, D>(a, o)),
                          doctest::Contains("min_tail_saving = "), std::invalid_argument);
   }
+  for (double bad : {0.99, std::numeric_limits<double>::infinity()}) {
+    o = {};
+    o.cap_only_padding = bad;
+    CHECK_THROWS_WITH_AS((spk::HllMatrix<double, int, int, D>(a, o)),
+                         doctest::Contains("cap_only_padding = "), std::invalid_argument);
+  }
   // arrow.mtx: with the tail, the full first row is in 46500 / 256 segments and the hacks stay
-  // narrow, so it is stored in about CSR's bytes, unsorted (sorting cannot shorten that row)...
+  // narrow (the width rule alone: 3; by default as wide as the cap where that costs under 5%
+  // more bytes), so it is stored in about CSR's bytes, unsorted (sorting cannot shorten that
+  // row)...
   const auto arrow = spk::to_host(spk::coo_to_csr(spk::io::read_matrix_market_coo<double, int, int>(
       spk_test::data_dir() + "/matrices/arrow.mtx")));
-  const spk::HllMatrix<double, int, int, D> t(arrow);
+  spk::HllOptions rule_only;
+  rule_only.cap_only_padding = 1.0;
+  const spk::HllMatrix<double, int, int, D> t(arrow, rule_only);
   CHECK(t.sort() == spk::HllSort::none);
   CHECK(t.max_width() <= 3);
   CHECK(t.n_tail_segments() >= (46500 - 3) / 256);
   CHECK(double(t.memory_bytes()) < 1.15 * double(arrow.memory_bytes()));
+  const spk::HllMatrix<double, int, int, D> tc(arrow);
+  CHECK(tc.max_width() <= tc.width_cap());
+  CHECK(tc.n_tail_segments() >= (46500 - tc.width_cap()) / 256);
+  CHECK(double(tc.memory_bytes()) <= 1.05 * double(t.memory_bytes()));
   // ...without the tail it pads one hack only, so HLL accepts it by default...
   spk::HllOptions no_tail;
   no_tail.tail = false;
@@ -795,4 +844,6 @@ TEST_CASE("hll spmv: wrong sizes and parameters throw") {
   CHECK(spk::resolve_params(a, spk::Mode::N).tail_lanes == (a.n_tail_segments() > 0 ? 1 : 0));
   CHECK(spk::describe(spk::HllSpmvParams{1, 128, 128, 0}) == "tpr1-t128-r128");
   CHECK(spk::describe(spk::HllSpmvParams{1, 128, 128, 8}) == "tpr1-t128-r128-tl8");
+  CHECK(spk::describe(spk::HllSpmvParams{1, 128, 128, 0, 8}) == "tpr1-t128-r128-f8");
+  CHECK(spk::describe(spk::HllSpmvParams{2, 64, 64, 4, -4}) == "tpr2-t64-r64-tl4-s4");
 }

@@ -27,6 +27,12 @@ std::vector<spk::HybSpmvParams> hyb_params() {
       all.push_back(p);
     }
   }
+  for (int f : {4, 8, -4}) {  // the ELL part's loads in flight per lane
+    spk::HybSpmvParams p;
+    p.threads_per_row = 2;
+    p.in_flight = f;
+    all.push_back(p);
+  }
   return all;
 }
 
@@ -206,4 +212,10 @@ TEST_CASE("hyb spmv: wrong sizes and parameters throw") {
   p.coo_entries_per_thread = -1;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),
                        doctest::Contains("coo_entries_per_thread = -1"), std::invalid_argument);
+  spk::HybSpmvParams f;
+  f.in_flight = 5;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, f),
+                       doctest::Contains("in_flight = 5 must be 0 (choose), -4, 4 or 8"),
+                       std::invalid_argument);
+  CHECK(spk::resolve_params(a, spk::Mode::N).in_flight == -4);  // CPU backend
 }

@@ -235,8 +235,9 @@ EllSpmvParams resolve_params(const EllMatrix<S, O, F, D, L>& a, Mode /*mode*/,
   const impl::RowLaunch r = impl::resolve_row_launch(
       "spk::spmv (ELL)", params.threads_per_row, params.team_size, params.rows_per_team,
       a.mean_row_length(), impl::is_gpu_space<exec>());
-  impl::check_in_flight("spk::spmv (ELL)", params.in_flight);
-  return EllSpmvParams{r.threads_per_row, r.team_size, r.rows_per_team, params.in_flight};
+  return EllSpmvParams{
+      r.threads_per_row, r.team_size, r.rows_per_team,
+      impl::resolve_in_flight("spk::spmv (ELL)", params.in_flight, impl::is_gpu_space<exec>())};
 }
 
 /// y = alpha * op(A) * x + beta * y with A in ELL; op = N, T or H (T and H scatter with atomics

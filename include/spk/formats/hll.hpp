@@ -80,6 +80,13 @@ struct HllOptions {
   /// (SpMV then runs one kernel less: on near-regular matrices a few short tails are not worth
   /// a launch). >= 0.
   double min_tail_saving = 0.01;
+  /// With a tail: when the layout whose tail holds only the entries past the width cap (each
+  /// hack as wide as its longest row, at most the cap: min_column_fill = 1 / hack_size) takes
+  /// at most this factor of the bytes of the min_column_fill layout, it is used instead: a few
+  /// percent of padding cost less than the tail kernel's segments and atomics (H200, double:
+  /// bcsstk38 x 64 +2.0% bytes, 0.1071 ms against 0.1126; the circuit-like matrix +0.8%, 0.2991
+  /// against 0.3104; R-MAT's capped layout is 4x larger and stays off). >= 1; 1 = never.
+  double cap_only_padding = 1.05;
   PaddingLimit limit;  ///< the conversion throws PaddingLimitExceeded above it
 };
 
@@ -118,6 +125,8 @@ inline std::int64_t check_hll_options(const HllOptions& o, const char* where) {
   require(o.tail_segment > 0, where, "tail_segment = ", o.tail_segment, " must be > 0");
   require(o.min_tail_saving >= 0 && std::isfinite(o.min_tail_saving), where,
           "min_tail_saving = ", o.min_tail_saving, " must be >= 0 and finite");
+  require(o.cap_only_padding >= 1.0 && std::isfinite(o.cap_only_padding), where,
+          "cap_only_padding = ", o.cap_only_padding, " must be >= 1 and finite");
   if (o.sort != HllSort::window && o.sort != HllSort::automatic) return 0;
   require(o.sort_window >= 0 && o.sort_window % o.hack_size == 0, where,
           "sort_window = ", o.sort_window, " must be 0 (choose) or a positive multiple of ",
@@ -264,7 +273,8 @@ struct HllTailLength {
 
 /// HLL arrays of `a`, built on its device: row lengths; the permutation (HllSort::global or
 /// window, or for automatic when it pays, see HllOptions::auto_sort_padding); the layout (each
-/// hack's width, see hll_layout; without the tail when it does not save
+/// hack's width, see hll_layout; the tail past the width cap only when that costs little
+/// padding, HllOptions::cap_only_padding; without the tail when it does not save
 /// HllOptions::min_tail_saving) and the exclusive scan of width * hack_size into hack_offsets;
 /// the fill of the hacks, one thread per position, padding with the row's last stored column
 /// (column 0 for empty and padding rows) and zero values; then the tail: per position its
@@ -323,6 +333,15 @@ HllArrays<S, O, F, typename CsrMatrix<S, O, F, D>::device_type> csr_to_hll(
   }
   r.sort = sort;
   const bool permuted = r.perm.extent(0) > 0;
+  if (lay.tail > 0 && opt.cap_only_padding > 1.0 && hll_fill_rows(opt, hs) > 1) {
+    // a tail of the entries past the width cap only, when its padding costs little
+    HllOptions capped = opt;
+    capped.min_column_fill = 1.0 / double(hs);
+    const auto cap_lay = hll_layout<exec>(slen, hs, capped);
+    if (layout_bytes(cap_lay, permuted, 1.0) <=
+        opt.cap_only_padding * layout_bytes(lay, permuted, 1.0))
+      lay = cap_lay;
+  }
   if (lay.tail > 0) {  // keep the tail only when it saves enough (one SpMV launch less without)
     HllOptions padded = opt;
     padded.tail = false;
@@ -682,8 +701,9 @@ class HllMatrix {
 /// The launch spmv would use for `a` (zero fields chosen from the execution space and the
 /// matrix). Padded part: below a mean of 32 entries per row (padded part) a GPU takes one row
 /// per thread, 128 threads per team: consecutive threads then read consecutive entries of the
-/// column-major hacks, and long rows are cut by the width cap anyway; from 32 to 128 four
-/// threads per row (unless a team size is given), above as impl::default_threads_per_row.
+/// column-major hacks, and long rows are cut by the width cap anyway; from 32 to 128 two
+/// threads per row (unless a team size is given), above as impl::default_threads_per_row;
+/// entries in flight per lane from impl::resolve_in_flight (chunks of 8 on GPUs).
 /// Tail: lanes per segment from the longest segment (impl::default_tail_lanes); 0 when there is
 /// no tail.
 template <class S, class O, class F, class D>
@@ -693,11 +713,11 @@ HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode /*mode*/,
   const char* where = "spk::spmv (HLL)";
   const bool gpu = impl::is_gpu_space<exec>();
   const double main_mean = a.nrows() > 0 ? double(a.nnz() - a.tail_nnz()) / double(a.nrows()) : 0.0;
-  // 4 threads per row from a mean of 32 (H100, bcsstk38 x 64, mean 44, 4 tail lanes: 0.214 ms
-  // with one, 0.200 with two, 0.187 with four, 0.189 with eight; the 27-point stencil, 27 per
-  // row, is fastest with one: 0.184 ms against 0.201 with four)
+  // 2 threads per row from a mean of 32, with chunks of 8 entries in flight (H200, bcsstk38 x
+  // 64, mean 44: 0.1118 ms with one, 0.1110 with two, 0.1213 with four; with the -4 loop
+  // before the chunks 0.1168 / 0.1280 / 0.1388); the 27-point stencil is fastest with one
   int tpr = params.threads_per_row;
-  if (tpr == 0 && params.team_size == 0 && gpu && main_mean >= 32 && main_mean < 128) tpr = 4;
+  if (tpr == 0 && params.team_size == 0 && gpu && main_mean >= 32 && main_mean < 128) tpr = 2;
   const impl::RowLaunch r = impl::resolve_row_launch(
       where, tpr, params.team_size, params.rows_per_team, main_mean < 128 ? 0.0 : main_mean, gpu);
   const int tl = params.tail_lanes;
@@ -708,9 +728,8 @@ HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode /*mode*/,
     tail_lanes = 0;
   else if (tl == 0)
     tail_lanes = impl::default_tail_lanes(double(a.tail_max_segment()), gpu);
-  impl::check_in_flight(where, params.in_flight);
   return HllSpmvParams{r.threads_per_row, r.team_size, r.rows_per_team, tail_lanes,
-                       params.in_flight};
+                       impl::resolve_in_flight(where, params.in_flight, gpu)};
 }
 
 /// y = alpha * op(A) * x + beta * y with A in HLL; op = N, T or H (T and H scatter with atomics

@@ -250,7 +250,9 @@ HybSpmvParams resolve_params(const HybMatrix<S, O, F, D, L>& a, Mode /*mode*/,
   return HybSpmvParams{r.threads_per_row, r.team_size, r.rows_per_team,
                        params.coo_entries_per_thread > 0
                            ? params.coo_entries_per_thread
-                           : impl::default_coo_run<exec>(a.coo_nnz())};
+                           : impl::default_coo_run<exec>(a.coo_nnz()),
+                       impl::resolve_in_flight("spk::spmv (HYB)", params.in_flight,
+                                               impl::is_gpu_space<exec>())};
 }
 
 /// y = alpha * op(A) * x + beta * y with A in HYB; op = N, T or H: the ELL part's kernel, then
@@ -271,7 +273,8 @@ void spmv(Mode mode, typename HybMatrix<S, O, F, D, L>::value_type alpha,
   const HybSpmvParams p = resolve_params(a, mode, params);
   const auto& ell = a.ell();
   impl::padded_rows_spmv<dev>(
-      "spk::hyb_ell_spmv", impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team}, mode,
+      "spk::hyb_ell_spmv",
+      impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team, p.in_flight}, mode,
       alpha, ell.values().data(), ell.col_idx().data(), ell.geometry(),
       Kokkos::View<const O*, dev>(ell.row_lengths()), ell.nrows(), x, beta, y);
   impl::hyb_coo_spmv<exec>(mode, alpha, a.coo().row_idx(), a.coo().col_idx(), a.coo().values(),

@@ -29,21 +29,10 @@ struct EllSpmvParams {
   int team_size = 0;        ///< vectors (rows in flight) per team
   int rows_per_team = 0;    ///< consecutive rows a team takes
   /// Entries a lane loads before it multiplies: 4 or 8 (the last chunk of a row predicated);
-  /// -4: four, the remainder one entry at a time; 0 = choose.
+  /// -4: four, the remainder one entry at a time; 0 = choose (impl::resolve_in_flight: 8 on
+  /// GPUs, -4 on CPU backends).
   int in_flight = 0;
 };
-
-namespace impl {
-/// The suffix of describe() for an in_flight value other than the default loop: "-f4", "-f8".
-inline std::string describe_in_flight(int f) {
-  return f == 4 || f == 8 ? "-f" + std::to_string(f) : std::string();
-}
-/// Checks an in_flight parameter (0, -4, 4 or 8).
-inline void check_in_flight(const char* where, int f) {
-  require(f == 0 || f == -4 || f == 4 || f == 8, where, "in_flight = ", f,
-          " must be 0 (choose), -4, 4 or 8");
-}
-}  // namespace impl
 
 /// A short name of ELL launch parameters, e.g. "tpr2-t64-r64".
 inline std::string describe(const EllSpmvParams& p) {

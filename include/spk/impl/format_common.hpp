@@ -178,6 +178,26 @@ struct RowLaunch {
   int in_flight = 0;
 };
 
+/// The suffix of describe() for a resolved in_flight: "-f4", "-f8" (chunks), "-s4" (-4: four
+/// in flight, the remainder one by one); none for 0 (not resolved).
+inline std::string describe_in_flight(int f) {
+  if (f == 4 || f == 8) return "-f" + std::to_string(f);
+  return f == -4 ? "-s4" : "";
+}
+/// Checks an in_flight parameter (0, -4, 4 or 8).
+inline void check_in_flight(const char* where, int f) {
+  require(f == 0 || f == -4 || f == 4 || f == 8, where, "in_flight = ", f,
+          " must be 0 (choose), -4, 4 or 8");
+}
+/// Checks in_flight and resolves 0 (choose): chunks of 8 on GPUs, where a row's loads then
+/// take ceil(entries / 8) dependent rounds (H200, double, the large suite: one thread per row
+/// 1.02-1.18x faster than -4 on the stencils, pdeN and the bands, 0.98x on the circuit-like
+/// matrix; four threads per row on bcsstk38 x 64 1.14x); -4 on CPU backends.
+inline int resolve_in_flight(const char* where, int f, bool gpu) {
+  check_in_flight(where, f);
+  return f != 0 ? f : gpu ? 8 : -4;
+}
+
 /// Default threads per row on a GPU from the mean number of entries per row. Barbieri et al.
 /// found extra threads per row pay only for densely populated rows, so one thread up to a mean
 /// of 48 entries, then 2, 4 and 8 (provisional, to be tuned with spk-bench).

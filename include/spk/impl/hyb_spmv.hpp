@@ -27,12 +27,14 @@ struct HybSpmvParams {
   int team_size = 0;               ///< ELL part: vectors (rows in flight) per team
   int rows_per_team = 0;           ///< ELL part: consecutive rows a team takes
   int coo_entries_per_thread = 0;  ///< COO part (op = N): consecutive entries per thread
+  int in_flight = 0;  ///< ELL part: entries a lane loads before it multiplies, see EllSpmvParams
 };
 
-/// A short name of HYB launch parameters, e.g. "tpr1-t128-r128-c8".
+/// A short name of HYB launch parameters, e.g. "tpr1-t128-r128-c8-f8".
 inline std::string describe(const HybSpmvParams& p) {
   return "tpr" + std::to_string(p.threads_per_row) + "-t" + std::to_string(p.team_size) + "-r" +
-         std::to_string(p.rows_per_team) + "-c" + std::to_string(p.coo_entries_per_thread);
+         std::to_string(p.rows_per_team) + "-c" + std::to_string(p.coo_entries_per_thread) +
+         impl::describe_in_flight(p.in_flight);
 }
 
 namespace impl {
