@@ -490,6 +490,13 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
       p.tail_lanes = t;
       return p;
     };
+    // teams of 64 or 256 threads (one row per vector): rows a team takes = its vectors
+    auto hll_team = [](int t, int team) {
+      spk::HllSpmvParams p;
+      p.threads_per_row = t;
+      p.team_size = team / t;
+      return p;
+    };
     // entries in flight per lane (8, the GPU default, or 4: the last chunk predicated; -4: the
     // loop before the chunks) with 1, 2, 4 and 8 threads per row
     auto hll_f = [](int t, int f) {
@@ -503,7 +510,7 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
             gpu, {hll_tpr(1), hll_tpr(2), hll_tpr(4), hll_tpr(8), hll_tpr(16), hll_tail_lanes(1),
                   hll_tail_lanes(4), hll_tail_lanes(8), hll_tail_lanes(32), hll_f(1, 4),
                   hll_f(1, -4), hll_f(2, 4), hll_f(2, -4), hll_f(4, 4), hll_f(4, -4), hll_f(8, 4),
-                  hll_f(8, -4)}));
+                  hll_f(8, -4), hll_team(1, 64), hll_team(1, 256), hll_team(2, 256)}));
     hll("h32-none-", 32, spk::HllSort::none, {spk::HllSpmvParams{}});
     hll("h32-window-", 32, spk::HllSort::window, {spk::HllSpmvParams{}});
     hll("h32-notail-", 32, spk::HllSort::automatic, {spk::HllSpmvParams{}}, 0);
@@ -527,12 +534,18 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
         with_defaults<spk::DiaSpmvParams>(gpu, {spk::DiaSpmvParams{1, 0, 0}, two}), mode, x, y);
   }
   if (wanted(o, "hdia")) {
-    std::vector<spk::HdiaSpmvParams> variants(5);
+    std::vector<spk::HdiaSpmvParams> variants(8);
     variants[0].threads_per_row = 1;
     variants[1].threads_per_row = 2;
     variants[2].hacks_per_team = 2;
     variants[3].hacks_per_team = 8;
     variants[4].scratch_diags = 1;  // offsets from global memory (the scratch fallback)
+    // diagonals in flight per thread: 4 (the loop before the chunks of 8), with 1, 2 and 4
+    // hacks per team
+    variants[5].in_flight = 4;
+    variants[6].in_flight = 4;
+    variants[6].hacks_per_team = 2;
+    variants[7].hacks_per_team = 1;
     add_format_candidates<S>(
         cands, "hdia", "h32-", case_label, [&] { return spk::HdiaMatrix<S, int, int, D>(a); },
         with_defaults<spk::HdiaSpmvParams>(gpu, variants), mode, x, y);

@@ -40,6 +40,14 @@ std::vector<spk::HdiaSpmvParams> hdia_params() {
   p.hacks_per_team = 1;
   p.team_size = gpu ? 8 : 1;
   all.push_back(p);
+  for (int f : {4, 8}) {  // diagonals in flight, one thread per row, staged and global offsets
+    p = {};
+    p.threads_per_row = 1;
+    p.in_flight = f;
+    all.push_back(p);
+    p.scratch_diags = 1;
+    all.push_back(p);
+  }
   return all;
 }
 
@@ -289,6 +297,16 @@ TEST_CASE("hdia spmv: wrong sizes and parameters throw") {
   p.hacks_per_team = (1 << 20) + 1;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),
                        doctest::Contains("hacks_per_team = 1048577"), std::invalid_argument);
+  p = {};
+  p.in_flight = 6;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),
+                       doctest::Contains("in_flight = 6 must be 0 (choose), 4 or 8"),
+                       std::invalid_argument);
+  CHECK(spk::resolve_params(a, spk::Mode::N).in_flight == 4);  // CPU backend
+  // hacks of 32 with 7 diagonals: chunks of 8 on GPUs (named), four in flight on CPUs
+  CHECK(spk::describe(spk::impl::resolve_hdia_launch({}, 32, 7, 7.0, true)) ==
+        "tpr1-t128-h4-s28-f8");
+  CHECK(spk::describe(spk::impl::resolve_hdia_launch({}, 32, 7, 7.0, false)) == "tpr1-t1-h8-s56");
   p = {};
   p.scratch_diags = 1 << 28;  // 1 GiB of offsets per team
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, p),

@@ -36,12 +36,17 @@ struct HdiaSpmvParams {
   int team_size = 0;        ///< vectors (rows in flight) per team
   int hacks_per_team = 0;   ///< consecutive hacks a team takes
   int scratch_diags = 0;    ///< diagonal offsets a team can hold in scratch memory
+  /// One thread per row: diagonals whose loads a thread issues before it multiplies, 4 or 8
+  /// (the last 1 to in_flight - 1 diagonals of a hack predicated); 0 = choose (8 on GPUs, 4 on
+  /// CPU backends).
+  int in_flight = 0;
 };
 
 /// A short name of HDIA launch parameters, e.g. "tpr1-t128-h4-s28".
 inline std::string describe(const HdiaSpmvParams& p) {
   return "tpr" + std::to_string(p.threads_per_row) + "-t" + std::to_string(p.team_size) + "-h" +
-         std::to_string(p.hacks_per_team) + "-s" + std::to_string(p.scratch_diags);
+         std::to_string(p.hacks_per_team) + "-s" + std::to_string(p.scratch_diags) +
+         (p.in_flight == 8 ? "-f8" : "");
 }
 
 namespace impl {
@@ -66,6 +71,9 @@ inline HdiaSpmvParams resolve_hdia_launch(HdiaSpmvParams p, int hack_size,
   require(p.hacks_per_team >= 0 && p.hacks_per_team <= (1 << 20), where,
           "hacks_per_team = ", p.hacks_per_team, " must be in [0, 2^20]");
   require(p.scratch_diags >= 0, where, "scratch_diags = ", p.scratch_diags, " must be >= 0");
+  require(p.in_flight == 0 || p.in_flight == 4 || p.in_flight == 8, where,
+          "in_flight = ", p.in_flight, " must be 0 (choose), 4 or 8");
+  if (p.in_flight == 0) p.in_flight = gpu ? 8 : 4;
   if (p.threads_per_row == 0)
     p.threads_per_row = gpu ? default_threads_per_row(mean_hack_diags) : 1;
   if (p.hacks_per_team == 0) p.hacks_per_team = std::max(1, (gpu ? 128 : 256) / hack_size);
@@ -108,6 +116,7 @@ struct HdiaSpmv {
   int capacity;  // scratch_diags
   int threads_per_row;
   int scratch_level;
+  int in_flight;  // 8: row_sum_chunks; else row_sum (four in flight)
   bool warp_staging = false;  // a hack is a warp: each warp stages its own hack's offsets
 
   /// Per-warp staging (op = N, one row per thread, hack_size == warp size, a thread per row of
@@ -132,9 +141,9 @@ struct HdiaSpmv {
                                  std::size_t(part));
       for (int k = lane; k < int(he - hb); k += warp::size) mine(k) = offsets(hb + k);
       warp::sync();
-      if (i < nrows) sum = row_sum<true>(i, lane, hb, he, mine, hb);
+      if (i < nrows) sum = row_dot<true>(i, lane, hb, he, mine, hb);
     } else if (i < nrows) {
-      sum = row_sum<false>(i, lane, hb, he, scratch_offsets(), hb);
+      sum = row_dot<false>(i, lane, hb, he, scratch_offsets(), hb);
     }
     if (i < nrows) y(i) = beta_zero ? alpha * sum : alpha * sum + beta * y(i);
   }
@@ -184,7 +193,7 @@ struct HdiaSpmv {
       }
       S sum = traits::zero();
       if (threads_per_row == 1) {
-        sum = row_sum<Staged>(i, lr, hb, he, offs, d0);
+        sum = row_dot<Staged>(i, lr, hb, he, offs, d0);
       } else {
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(team, int(he - hb)),
@@ -250,6 +259,53 @@ struct HdiaSpmv {
     return (s0 + s1) + (s2 + s3);
   }
 
+  /// As row_sum with chunks of 8 diagonals: every load of a chunk issued before its first
+  /// multiply-add, the last 1 to 7 diagonals too (those past he load diagonal d again and add
+  /// nothing), so a row costs ceil(diagonals / 8) dependent rounds of loads.
+  template <bool Staged>
+  KOKKOS_INLINE_FUNCTION S row_sum_chunks(const std::int64_t i, const int lr, const F hb,
+                                          const F he, const scratch_offsets& offs,
+                                          const F d0) const {
+    constexpr int W = 8;
+    const std::size_t step = std::size_t(hack_size);
+    const S* v = values.data();
+    std::size_t e = std::size_t(hb) * step + std::size_t(lr);
+    const U ui = U(i), nc = U(ncols);
+    S s0 = traits::zero(), s1 = traits::zero();
+    F d = hb;
+    for (; d + W <= he; d += W, e += W * step) {
+      U j[W];
+      S vv[W];
+      for (int k = 0; k < W; ++k) {
+        j[k] = ui + U(offset<Staged>(d + k, offs, d0));
+        vv[k] = v[e + std::size_t(k) * step];
+      }
+      for (int k = 0; k < W; k += 2) {
+        if (j[k] < nc) s0 += vv[k] * x(j[k]);
+        if (j[k + 1] < nc) s1 += vv[k + 1] * x(j[k + 1]);
+      }
+    }
+    if (d < he) {
+      U j[W - 1];
+      S vv[W - 1];
+      for (int k = 0; k < W - 1; ++k) {
+        const F dk = d + k < he ? d + k : d;
+        j[k] = ui + U(offset<Staged>(dk, offs, d0));
+        vv[k] = v[e + std::size_t(dk - d) * step];
+      }
+      for (int k = 0; k < W - 1; ++k)
+        if (d + k < he && j[k] < nc) (k % 2 == 0 ? s0 : s1) += vv[k] * x(j[k]);
+    }
+    return s0 + s1;
+  }
+
+  template <bool Staged>
+  KOKKOS_INLINE_FUNCTION S row_dot(const std::int64_t i, const int lr, const F hb, const F he,
+                                   const scratch_offsets& offs, const F d0) const {
+    return in_flight == 8 ? row_sum_chunks<Staged>(i, lr, hb, he, offs, d0)
+                          : row_sum<Staged>(i, lr, hb, he, offs, d0);
+  }
+
   /// y(i + offset) += alpha op(A)(i, i + offset) x(i) over the diagonals [hb, he) of row i.
   template <bool Staged>
   KOKKOS_INLINE_FUNCTION void scatter_row(const member& team, const std::int64_t i, const int lr,
@@ -303,7 +359,8 @@ void hdia_spmv(const HdiaSpmvParams& p, Mode mode, S alpha,
             p.hacks_per_team,
             p.scratch_diags,
             p.threads_per_row,
-            0};
+            0,
+            p.in_flight};
   Kokkos::TeamPolicy<exec> policy(int(league), p.team_size, p.threads_per_row);
   require_team_size("spk::spmv", policy, f, p.team_size, p.threads_per_row);
   const std::size_t bytes = functor::scratch_bytes(p.scratch_diags);
