@@ -190,9 +190,10 @@ inline void check_in_flight(const char* where, int f) {
           " must be 0 (choose), -4, 4 or 8");
 }
 /// Checks in_flight and resolves 0 (choose): chunks of 8 on GPUs, where a row's loads then
-/// take ceil(entries / 8) dependent rounds (H200, double, the large suite: one thread per row
-/// 1.02-1.18x faster than -4 on the stencils, pdeN and the bands, 0.98x on the circuit-like
-/// matrix; four threads per row on bcsstk38 x 64 1.14x); -4 on CPU backends.
+/// take ceil(entries / 8) dependent rounds (H200, double, the large suite, HLL with one thread
+/// per row: 1.09-1.18x faster than -4 on the 2D / 3D stencils and pdeN, 1.00-1.03x on the
+/// 27-point stencil and the bands, 0.98x on the circuit-like matrix; four threads per row on
+/// bcsstk38 x 64 1.14x; docs/PERFORMANCE.md); -4 on CPU backends.
 inline int resolve_in_flight(const char* where, int f, bool gpu) {
   check_in_flight(where, f);
   return f != 0 ? f : gpu ? 8 : -4;
