@@ -161,7 +161,7 @@ struct PaddedRowsSpmv {
   }
 
   /// The sum of position p's row (all lanes of the vector take part; every lane gets it).
-  KOKKOS_INLINE_FUNCTION S position_sum(const member& team, const O p) const {
+  KOKKOS_FORCEINLINE_FUNCTION S position_sum(const member& team, const O p) const {
     const O len = geom.head(row_len(p));
     const std::size_t b = geom.base(p);
     const std::size_t st = geom.stride(p);
@@ -197,8 +197,23 @@ struct PaddedRowsSpmv {
       return;
     }
     if (!scatter) {
+      // (the row sum written out here, not through position_sum: with both branches calling
+      // it, the two-lanes-per-row launch ran bcsstk38 x 64 10% slower, H200 run D4)
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O p) {
-        const S sum = position_sum(team, p);
+        const O len = geom.head(row_len(p));
+        const std::size_t b = geom.base(p);
+        const std::size_t st = geom.stride(p);
+        S sum = traits::zero();
+        if (threads_per_row == 1) {
+          sum = row_dot(values + b, col_idx + b, st, len, O(0));
+        } else {
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, threads_per_row),
+              [&](const int lane, S& s) {
+                s += row_dot(values + b, col_idx + b, st, len, O(lane));
+              },
+              sum);
+        }
         Kokkos::single(Kokkos::PerThread(team), [&]() {
           const O i = geom.row(p);
           y(i) = beta_zero ? alpha * sum : alpha * sum + beta * y(i);
