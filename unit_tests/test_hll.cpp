@@ -275,27 +275,8 @@ void check_hll(const spk_test::HostCsr<S, O>& a, std::uint64_t seed) {
     INFO(describe(options));
     const spk::HllMatrix<S, O, int, Device> f(spk::copy_to<Device>(a), options);
     check_hll_layout(a, f, options);
-    auto params = hll_params<Device>();
-    if (f.sort_window() > 0) {
-      // rows sorted within windows: y staged through team scratch, one window per team, with
-      // one and two threads per row, several positions per thread, both loops
-      const bool gpu = spk::impl::is_gpu_space<typename Device::execution_space>();
-      for (int tpr : {1, 2}) {
-        for (int f_in : {0, -4}) {
-          spk::HllSpmvParams p;
-          p.stage_y = 1;
-          p.threads_per_row = tpr;
-          p.team_size = gpu ? 3 : 1;
-          p.in_flight = f_in;
-          params.push_back(p);
-        }
-      }
-      spk::HllSpmvParams p;
-      p.stage_y = 1;
-      params.push_back(p);
-    }
     spk_test::check_format<Device>(
-        a, [&](const spk::CsrMatrix<S, O, int, Device>&) { return f; }, params, seed,
+        a, [&](const spk::CsrMatrix<S, O, int, Device>&) { return f; }, hll_params<Device>(), seed,
         RoundTrip::exact);
   }
 }
@@ -842,37 +823,6 @@ TEST_CASE("hll spmv: wrong sizes and parameters throw") {
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, f),
                        doctest::Contains("in_flight = 2 must be 0 (choose), -4, 4 or 8"),
                        std::invalid_argument);
-  spk::HllSpmvParams sy;
-  sy.stage_y = 2;
-  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, sy),
-                       doctest::Contains("stage_y = 2 must be 0 (choose), 1 or -1"),
-                       std::invalid_argument);
-  {
-    // staging needs rows sorted within windows, and one window per team
-    spk::HllOptions none, win;
-    none.sort = spk::HllSort::none;
-    win.sort = spk::HllSort::window;
-    win.sort_window = 64;
-    const auto csr = spk_test::random_csr<double, int>(200, 150, 5, 9);
-    const spk::HllMatrix<double, int, int, D> unsorted(csr, none), sorted(csr, win);
-    CHECK(unsorted.sort_window() == 0);
-    CHECK(sorted.sort_window() == 64);
-    Kokkos::View<double*, Kokkos::HostSpace> xs("x", 150), ys("y", 200);
-    sy.stage_y = 1;
-    CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, unsorted, xs, 0.0, ys, sy),
-                         doctest::Contains("stage_y = 1 needs rows sorted within windows"),
-                         std::invalid_argument);
-    sy.rows_per_team = 32;
-    CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, sorted, xs, 0.0, ys, sy),
-                         doctest::Contains("rows_per_team = 32 must be 0 or the window, 64"),
-                         std::invalid_argument);
-    sy.rows_per_team = 0;
-    const auto r = spk::resolve_params(sorted, spk::Mode::N, sy);
-    CHECK(r.stage_y == 1);
-    CHECK(r.rows_per_team == 64);
-    CHECK(spk::describe(r).find("-sy") != std::string::npos);
-    CHECK(spk::resolve_params(sorted, spk::Mode::N).stage_y == -1);  // the default: not staged
-  }
   for (int bad : {-1, 3, 64}) {
     spk::HllSpmvParams q;
     q.tail_lanes = bad;

@@ -76,7 +76,6 @@ struct PaddedRowsSpmv {
   O rows_per_team;
   int threads_per_row;
   int in_flight;  // 4 or 8: lane_dot<in_flight>; else lane_dot_serial_tail
-  bool stage_y;   // op = N: y through team scratch (positions and rows share the team's window)
 
   /// Lane `lane`'s part of the row at v / c: entries lane, lane + t, ... < len, four in flight,
   /// the last (up to three) one at a time (in_flight = -4, the loop before the predicated one).
@@ -151,54 +150,10 @@ struct PaddedRowsSpmv {
     return lane_dot_serial_tail(v, c, stride, len, lane);
   }
 
-  using scratch_values =
-      Kokkos::View<S*, typename Device::execution_space::scratch_memory_space,
-                   Kokkos::MemoryUnmanaged>;
-
-  /// Scratch bytes per team for stage_y.
-  static std::size_t scratch_bytes(O rows_per_team) {
-    return scratch_values::shmem_size(std::size_t(rows_per_team));
-  }
-
-  /// The sum of position p's row (all lanes of the vector take part; every lane gets it).
-  KOKKOS_FORCEINLINE_FUNCTION S position_sum(const member& team, const O p) const {
-    const O len = geom.head(row_len(p));
-    const std::size_t b = geom.base(p);
-    const std::size_t st = geom.stride(p);
-    S sum = traits::zero();
-    if (threads_per_row == 1) {
-      sum = row_dot(values + b, col_idx + b, st, len, O(0));
-    } else {
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, threads_per_row),
-          [&](const int lane, S& s) { s += row_dot(values + b, col_idx + b, st, len, O(lane)); },
-          sum);
-    }
-    return sum;
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const O begin = O(team.league_rank()) * rows_per_team;
     const O end = begin + rows_per_team < npos ? begin + rows_per_team : npos;
-    if (!scatter && stage_y) {
-      // the rows of positions [begin, end) are [begin, end) in another order: sums to scratch
-      // by row, then y written in row order (coalesced instead of scattered over the window)
-      const scratch_values buf(team.team_scratch(0), std::size_t(rows_per_team));
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O p) {
-        const S sum = position_sum(team, p);
-        Kokkos::single(Kokkos::PerThread(team), [&]() { buf(geom.row(p) - begin) = sum; });
-      });
-      team.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O i) {
-        Kokkos::single(Kokkos::PerThread(team), [&]() {
-          y(i) = beta_zero ? alpha * buf(i - begin) : alpha * buf(i - begin) + beta * y(i);
-        });
-      });
-      return;
-    }
     if (!scatter) {
-      // (the row sum written out here, not through position_sum: with both branches calling
-      // it, the two-lanes-per-row launch ran bcsstk38 x 64 10% slower, H200 run D4)
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O p) {
         const O len = geom.head(row_len(p));
         const std::size_t b = geom.base(p);
@@ -262,19 +217,10 @@ void padded_rows_spmv(const char* label, const RowLaunch& launch, Mode mode, S a
             npos,
             rows_per_team,
             launch.threads_per_row,
-            launch.in_flight,
-            launch.stage_y && mode == Mode::N};
+            launch.in_flight};
   Kokkos::TeamPolicy<exec> policy(int(league), launch.team_size, launch.threads_per_row);
   require_team_size("spk::spmv", policy, f, launch.team_size, launch.threads_per_row);
-  if (f.stage_y) {
-    const std::size_t bytes = functor::scratch_bytes(rows_per_team);
-    require(bytes <= std::size_t(policy.scratch_size_max(0)), "spk::spmv", "staging y needs ",
-            bytes, " bytes of team scratch (rows_per_team = ", rows_per_team,
-            "), more than the maximum ", policy.scratch_size_max(0));
-    Kokkos::parallel_for(label, policy.set_scratch_size(0, Kokkos::PerTeam(bytes)), f);
-  } else {
-    Kokkos::parallel_for(label, policy, f);
-  }
+  Kokkos::parallel_for(label, policy, f);
 }
 
 }  // namespace impl

@@ -176,9 +176,6 @@ struct RowLaunch {
   /// Padded-row kernels: entries a lane loads before it multiplies (see PaddedRowsSpmv); 0 =
   /// the kernel's default.
   int in_flight = 0;
-  /// Padded-row kernels, op = N, rows permuted within windows of rows_per_team positions: the
-  /// team collects its rows' sums in scratch and writes y in row order (see PaddedRowsSpmv).
-  bool stage_y = false;
 };
 
 /// The suffix of describe() for a resolved in_flight: "-f4", "-f8" (chunks), "-s4" (-4: four

@@ -35,10 +35,6 @@ struct HllSpmvParams {
   /// Lanes per tail segment: 1, 2, 4, 8, 16 or 32; resolved to 0 for a matrix without a tail.
   int tail_lanes = 0;
   int in_flight = 0;  ///< entries a lane loads before it multiplies, see EllSpmvParams
-  /// op = N with rows sorted within windows: 1 = a team takes one window and writes y through
-  /// team scratch in row order (rows_per_team = the window), -1 = y written where each
-  /// position's row lies (scattered over the window); 0 = choose (-1).
-  int stage_y = 0;
 };
 
 /// A short name of HLL launch parameters, e.g. "tpr1-t128-r128" or, with a tail,
@@ -47,7 +43,7 @@ inline std::string describe(const HllSpmvParams& p) {
   return "tpr" + std::to_string(p.threads_per_row) + "-t" + std::to_string(p.team_size) + "-r" +
          std::to_string(p.rows_per_team) +
          (p.tail_lanes > 0 ? "-tl" + std::to_string(p.tail_lanes) : std::string()) +
-         impl::describe_in_flight(p.in_flight) + (p.stage_y == 1 ? "-sy" : "");
+         impl::describe_in_flight(p.in_flight);
 }
 
 namespace impl {
