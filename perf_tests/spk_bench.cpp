@@ -540,8 +540,8 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
     variants[2].hacks_per_team = 2;
     variants[3].hacks_per_team = 8;
     variants[4].scratch_diags = 1;  // offsets from global memory (the scratch fallback)
-    // diagonals in flight per thread: 4 (the loop before the chunks of 8), with 1, 2 and 4
-    // hacks per team
+    // diagonals in flight per thread: 4 (the loop before the chunks of 8) with the default 4
+    // and with 2 hacks per team; chunks of 8 with one hack per team
     variants[5].in_flight = 4;
     variants[6].in_flight = 4;
     variants[6].hacks_per_team = 2;
