@@ -55,11 +55,20 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
     const auto q = spk::choose_csr_spmv_params(st, true);
     CHECK(spk::describe(q) == "staged-v1-k8-t4");
   }
-  // 17 and 27 per row: staged with 4 lanes per row
+  // 17 to 24 per row: warps over windows, chunks of 8, 4 warps per team; just above 16 and
+  // from 24 up to 32 (27 per row) staged with 4 lanes per row
   auto p = spk::choose_csr_spmv_params(stats(2'000'000, 17.0, 0.0, 17), true);
+  CHECK(spk::describe(p) == "warp-k8-t4");
+  p = spk::choose_csr_spmv_params(stats(2'000'000, 24.0, 2.0, 26), true);
+  CHECK(spk::describe(p) == "warp-k8-t4");
+  p = spk::choose_csr_spmv_params(stats(2'000'000, 16.5, 0.5, 17), true);
+  CHECK(spk::describe(p) == "warp-k8-t4");
+  p = spk::choose_csr_spmv_params(stats(2'000'000, 24.5, 0.5, 25), true);
   CHECK(spk::describe(p) == "staged-v4-k8-t4");
   p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true);
   CHECK(spk::describe(p) == "staged-v4-k8-t4");
+  // the rule applies to op = N on GPUs only: CPU backends keep one row per thread
+  CHECK(spk::choose_csr_spmv_params(stats(2'000'000, 17.0, 0.0, 17), false).variant == V::thread);
   // longer rows: warps over windows of 8 entries per lane, 4 warps per team
   p = spk::choose_csr_spmv_params(stats(500'000, 44.0, 10.0, 90), true);
   CHECK(spk::describe(p) == "warp-k8-t4");

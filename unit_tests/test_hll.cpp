@@ -267,6 +267,30 @@ void check_hll_layout(const spk_test::HostCsr<S, O>& a, const spk::HllMatrix<S, 
           sizeof(O) +
       (hack_offsets.size() + tail_offsets.size()) * sizeof(int);
   CHECK(m.memory_bytes() == bytes);
+
+  // staged_balance: windows of sort_window positions, groups of 32 positions costing their
+  // longest padded row, group g to warp g % 8; sum of costs / sum of 8 * the busiest warp
+  const std::int64_t window = m.sort_window();
+  CHECK(window == (sort == spk::HllSort::window ? (o.sort_window > 0 ? o.sort_window : 32 * hs)
+                                               : 0));
+  double balance = 0.0;
+  if (window > 0 && n > 0) {
+    const auto padded_len = spk_test::to_vector(m.row_lengths());
+    double total = 0.0, busiest = 0.0;
+    for (std::int64_t w0 = 0; w0 < n; w0 += window) {
+      std::vector<double> warp(8, 0.0);
+      const std::int64_t w1 = std::min(n, w0 + window);
+      for (std::int64_t g0 = w0; g0 < w1; g0 += 32) {
+        const auto first = padded_len.begin() + g0;
+        const double cost = double(*std::max_element(first, padded_len.begin() + std::min(w1, g0 + 32)));
+        warp[((g0 - w0) / 32) % 8] += cost;
+        total += cost;
+      }
+      busiest += 8.0 * *std::max_element(warp.begin(), warp.end());
+    }
+    balance = busiest > 0.0 ? total / busiest : 1.0;
+  }
+  CHECK(m.staged_balance() == doctest::Approx(balance));
 }
 
 template <class Device, class S, class O>
@@ -275,8 +299,27 @@ void check_hll(const spk_test::HostCsr<S, O>& a, std::uint64_t seed) {
     INFO(describe(options));
     const spk::HllMatrix<S, O, int, Device> f(spk::copy_to<Device>(a), options);
     check_hll_layout(a, f, options);
+    auto params = hll_params<Device>();
+    if (f.sort_window() > 0) {
+      // rows sorted within windows: y staged through team scratch, one window per team, with
+      // one and two threads per row, several positions per thread, both loops
+      const bool gpu = spk::impl::is_gpu_space<typename Device::execution_space>();
+      for (int tpr : {1, 2}) {
+        for (int f_in : {0, -4}) {
+          spk::HllSpmvParams p;
+          p.stage_y = 1;
+          p.threads_per_row = tpr;
+          p.team_size = gpu ? 3 : 1;
+          p.in_flight = f_in;
+          params.push_back(p);
+        }
+      }
+      spk::HllSpmvParams p;
+      p.stage_y = 1;
+      params.push_back(p);
+    }
     spk_test::check_format<Device>(
-        a, [&](const spk::CsrMatrix<S, O, int, Device>&) { return f; }, hll_params<Device>(), seed,
+        a, [&](const spk::CsrMatrix<S, O, int, Device>&) { return f; }, params, seed,
         RoundTrip::exact);
   }
 }
@@ -389,6 +432,41 @@ TEST_CASE_TEMPLATE_DEFINE("hll spmv: the default launch", Device, hll_default_la
     CHECK_THROWS_WITH_AS(spk::resolve_params(h, spk::Mode::N, bad),
                          doctest::Contains("threads_per_row = -1"), std::invalid_argument);
   }
+  // y staged by default (GPUs, op = N) for rows sorted within windows whose warps stay evenly
+  // busy (staged_balance >= 0.75): lengths 1-12 in a repeating pattern (sorted, the first warp
+  // of a window costs 12 + 9 + 6 + 3 = 30, the last 10 + 7 + 4 + 1) against one long row per
+  // window (the first group of each window, the first warp, costs 200 of 262)
+  spk::HllOptions win;
+  win.sort = spk::HllSort::window;
+  win.tail = false;
+  std::vector<int> even(4096), skewed(4096, 2);
+  for (std::size_t i = 0; i < even.size(); ++i) even[i] = 1 + int((i * 7) % 12);
+  for (std::size_t i = 0; i < skewed.size(); i += 1024) skewed[i + 5] = 200;
+  const spk::HllMatrix<double, int, int, Device> he(
+      spk::copy_to<Device>(csr_with_lengths<double>(4096, even, 5)), win);
+  const spk::HllMatrix<double, int, int, Device> hs(
+      spk::copy_to<Device>(csr_with_lengths<double>(4096, skewed, 5)), win);
+  CHECK(he.sort_window() == 1024);
+  CHECK(he.staged_balance() == doctest::Approx(0.877).epsilon(0.001));
+  CHECK(hs.staged_balance() == doctest::Approx(262.0 / (8 * 206)));
+  const auto pe = spk::resolve_params(he, spk::Mode::N);
+  CHECK(pe.stage_y == (gpu ? 1 : -1));
+  if (gpu) {
+    CHECK(pe.rows_per_team == 1024);
+    CHECK(pe.team_size == 256);
+  }
+  CHECK(spk::resolve_params(hs, spk::Mode::N).stage_y == -1);
+  CHECK(spk::resolve_params(he, spk::Mode::T).stage_y == -1);  // op = T / H never stage
+  spk::HllSpmvParams forced;
+  forced.stage_y = 1;
+  CHECK(spk::resolve_params(hs, spk::Mode::N, forced).stage_y == 1);
+  CHECK(spk::resolve_params(hs, spk::Mode::H, forced).stage_y == -1);
+  spk::HllSpmvParams other_rows;
+  other_rows.rows_per_team = 64;  // another team shape asked for: not staged
+  CHECK(spk::resolve_params(he, spk::Mode::N, other_rows).stage_y == -1);
+  spk::HllSpmvParams off;
+  off.stage_y = -1;
+  CHECK(spk::resolve_params(he, spk::Mode::N, off).stage_y == -1);
 }
 TEST_CASE_TEMPLATE_APPLY(hll_default_launch, spk_test::all_devices);
 
@@ -823,6 +901,37 @@ TEST_CASE("hll spmv: wrong sizes and parameters throw") {
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, f),
                        doctest::Contains("in_flight = 2 must be 0 (choose), -4, 4 or 8"),
                        std::invalid_argument);
+  spk::HllSpmvParams sy;
+  sy.stage_y = 2;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x4, 0.0, y, sy),
+                       doctest::Contains("stage_y = 2 must be 0 (choose), 1 or -1"),
+                       std::invalid_argument);
+  {
+    // staging needs rows sorted within windows, and one window per team
+    spk::HllOptions none, win;
+    none.sort = spk::HllSort::none;
+    win.sort = spk::HllSort::window;
+    win.sort_window = 64;
+    const auto csr = spk_test::random_csr<double, int>(200, 150, 5, 9);
+    const spk::HllMatrix<double, int, int, D> unsorted(csr, none), sorted(csr, win);
+    CHECK(unsorted.sort_window() == 0);
+    CHECK(sorted.sort_window() == 64);
+    Kokkos::View<double*, Kokkos::HostSpace> xs("x", 150), ys("y", 200);
+    sy.stage_y = 1;
+    CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, unsorted, xs, 0.0, ys, sy),
+                         doctest::Contains("stage_y = 1 needs rows sorted within windows"),
+                         std::invalid_argument);
+    sy.rows_per_team = 32;
+    CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, sorted, xs, 0.0, ys, sy),
+                         doctest::Contains("rows_per_team = 32 must be 0 or the window, 64"),
+                         std::invalid_argument);
+    sy.rows_per_team = 0;
+    const auto r = spk::resolve_params(sorted, spk::Mode::N, sy);
+    CHECK(r.stage_y == 1);
+    CHECK(r.rows_per_team == 64);
+    CHECK(spk::describe(r).find("-sy") != std::string::npos);
+    CHECK(spk::resolve_params(sorted, spk::Mode::N).stage_y == -1);  // the default: not staged
+  }
   for (int bad : {-1, 3, 64}) {
     spk::HllSpmvParams q;
     q.tail_lanes = bad;

@@ -108,6 +108,7 @@ struct HllArrays {
   std::int64_t max_width = 0;
   std::int64_t width_cap = 0;    // 0 without a tail
   HllSort sort = HllSort::none;  // as applied: none, global or window
+  std::int64_t sort_window = 0;  // rows per window when sort == window, else 0
 };
 
 /// Throws std::invalid_argument unless the options are valid; returns the window (rows) of
@@ -332,6 +333,7 @@ HllArrays<S, O, F, typename CsrMatrix<S, O, F, D>::device_type> csr_to_hll(
     lay = hll_layout<exec>(slen, hs, opt);
   }
   r.sort = sort;
+  r.sort_window = sort == HllSort::window ? window : 0;
   const bool permuted = r.perm.extent(0) > 0;
   if (lay.tail > 0 && opt.cap_only_padding > 1.0 && hll_fill_rows(opt, hs) > 1) {
     // a tail of the entries past the width cap only, when its padding costs little
@@ -599,6 +601,12 @@ class HllMatrix {
   double mean_row_length() const { return nrows_ > 0 ? double(nnz_) / double(nrows_) : 0.0; }
   /// The order applied: none, global or window (HllSort::automatic resolves to none or window).
   HllSort sort() const { return sort_; }
+  /// Rows per sorting window when sort() is HllSort::window (the permutation maps each window
+  /// of positions onto the same rows), else 0.
+  std::int64_t sort_window() const { return sort_window_; }
+  /// For rows sorted within windows: how evenly a team per window keeps its warps busy when y
+  /// is staged (impl::hll_staged_balance, in (0, 1]); 0 when not sorted within windows.
+  double staged_balance() const { return staged_balance_; }
   /// The cap on hack widths (see HllOptions::max_hack_width); 0 when the matrix was built
   /// without a tail (HllOptions::tail = false, or the tail did not save min_tail_saving).
   std::int64_t width_cap() const { return width_cap_; }
@@ -674,9 +682,11 @@ class HllMatrix {
         hack_size_(arr.hack_size),
         max_width_(arr.max_width),
         width_cap_(arr.width_cap),
-        sort_(arr.sort) {
+        sort_(arr.sort),
+        sort_window_(arr.sort_window) {
     nnz_ = impl::sum_entries<execution_space>(row_len_) + tail_nnz();
     tail_max_segment_ = impl::longest_segment<execution_space>(tail_offsets_);
+    staged_balance_ = impl::hll_staged_balance<execution_space>(row_len_, sort_window_);
   }
 
   ordinal_type nrows_ = 0;
@@ -694,8 +704,10 @@ class HllMatrix {
   std::int64_t max_width_ = 0;
   std::int64_t width_cap_ = 0;
   HllSort sort_ = HllSort::none;
+  std::int64_t sort_window_ = 0;
   std::int64_t nnz_ = 0;
   std::int64_t tail_max_segment_ = 0;
+  double staged_balance_ = 0.0;
 };
 
 /// The launch spmv would use for `a` (zero fields chosen from the execution space and the
@@ -704,10 +716,14 @@ class HllMatrix {
 /// column-major hacks, and long rows are cut by the width cap anyway; from 32 to 128 two
 /// threads per row (unless a team size is given), above as impl::default_threads_per_row;
 /// entries in flight per lane from impl::resolve_in_flight (chunks of 8 on GPUs).
+/// Staging y (op = N, rows sorted within windows, see impl::HllStagedSpmv): stage_y = 0 stages
+/// on GPUs when no other rows_per_team is asked for and the matrix's staged_balance() is at
+/// least impl::kHllStageBalance; a team then takes one window with 256 threads (unless a team
+/// size is given). op = T / H never stage (resolved to -1).
 /// Tail: lanes per segment from the longest segment (impl::default_tail_lanes); 0 when there is
 /// no tail.
 template <class S, class O, class F, class D>
-HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode /*mode*/,
+HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode mode,
                              const HllSpmvParams& params = {}) {
   using exec = typename HllMatrix<S, O, F, D>::execution_space;
   const char* where = "spk::spmv (HLL)";
@@ -718,8 +734,24 @@ HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode /*mode*/,
   // before the chunks 0.1168 / 0.1280 / 0.1388); the 27-point stencil is fastest with one
   int tpr = params.threads_per_row;
   if (tpr == 0 && params.team_size == 0 && gpu && main_mean >= 32 && main_mean < 128) tpr = 2;
-  const impl::RowLaunch r = impl::resolve_row_launch(
-      where, tpr, params.team_size, params.rows_per_team, main_mean < 128 ? 0.0 : main_mean, gpu);
+  const int sy = params.stage_y;
+  require(sy >= -1 && sy <= 1, where, "stage_y = ", sy, " must be 0 (choose), 1 or -1");
+  const bool stage =
+      mode == Mode::N &&
+      (sy == 1 || (sy == 0 && gpu && a.sort_window() > 0 &&
+                   (params.rows_per_team == 0 || params.rows_per_team == a.sort_window()) &&
+                   a.staged_balance() >= impl::kHllStageBalance));
+  require(sy != 1 || a.sort_window() > 0, where,
+          "stage_y = 1 needs rows sorted within windows (HllSort::window), the matrix's sort is ",
+          to_string(a.sort()));
+  require(sy != 1 || params.rows_per_team == 0 || params.rows_per_team == a.sort_window(), where,
+          "stage_y = 1 takes one sorting window per team: rows_per_team = ",
+          params.rows_per_team, " must be 0 or the window, ", a.sort_window());
+  impl::RowLaunch r = impl::resolve_row_launch(
+      where, tpr, params.team_size, stage ? int(a.sort_window()) : params.rows_per_team,
+      main_mean < 128 ? 0.0 : main_mean, gpu);
+  // staging: one window per team, 256 threads (GPUs) unless a team size is given
+  if (stage && params.team_size == 0 && gpu) r.team_size = std::max(1, 256 / r.threads_per_row);
   const int tl = params.tail_lanes;
   require(tl >= 0 && tl <= 32 && (tl & (tl - 1)) == 0, where, "tail_lanes = ", tl,
           " must be 0 (choose) or a power of two <= 32");
@@ -729,7 +761,7 @@ HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode /*mode*/,
   else if (tl == 0)
     tail_lanes = impl::default_tail_lanes(double(a.tail_max_segment()), gpu);
   return HllSpmvParams{r.threads_per_row, r.team_size, r.rows_per_team, tail_lanes,
-                       impl::resolve_in_flight(where, params.in_flight, gpu)};
+                       impl::resolve_in_flight(where, params.in_flight, gpu), stage ? 1 : -1};
 }
 
 /// y = alpha * op(A) * x + beta * y with A in HLL; op = N, T or H (T and H scatter with atomics
@@ -751,11 +783,14 @@ void spmv(Mode mode, typename HllMatrix<S, O, F, D>::value_type alpha,
                            to_string(mode));
   const HllSpmvParams p = resolve_params(a, mode, params);
   const auto geom = a.geometry();
-  impl::padded_rows_spmv<dev>("spk::hll_spmv",
-                              impl::RowLaunch{p.threads_per_row, p.team_size, p.rows_per_team,
-                                              p.in_flight},
-                              mode, alpha, a.values().data(), a.col_idx().data(), geom,
-                              Kokkos::View<const O*, dev>(a.row_lengths()), a.nrows(), x, beta, y);
+  const impl::RowLaunch launch{p.threads_per_row, p.team_size, p.rows_per_team, p.in_flight};
+  const Kokkos::View<const O*, dev> row_len(a.row_lengths());
+  if (p.stage_y == 1)
+    impl::hll_staged_spmv<dev>(launch, alpha, a.values().data(), a.col_idx().data(), geom, row_len,
+                               a.nrows(), x, beta, y);
+  else
+    impl::padded_rows_spmv<dev>("spk::hll_spmv", launch, mode, alpha, a.values().data(),
+                                a.col_idx().data(), geom, row_len, a.nrows(), x, beta, y);
   impl::hll_tail_spmv<dev>(mode, alpha, a.tail(), geom, p.tail_lanes, x, y);
 }
 

@@ -61,6 +61,8 @@ struct PaddedRowsSpmv {
   using exec = typename Device::execution_space;
   using member = typename Kokkos::TeamPolicy<exec>::member_type;
   using traits = scalar_traits<S>;
+  using scalar_type = S;
+  using ordinal_type = O;
 
   const S* values;
   const O* col_idx;

@@ -35,6 +35,11 @@ struct HllSpmvParams {
   /// Lanes per tail segment: 1, 2, 4, 8, 16 or 32; resolved to 0 for a matrix without a tail.
   int tail_lanes = 0;
   int in_flight = 0;  ///< entries a lane loads before it multiplies, see EllSpmvParams
+  /// op = N with rows sorted within windows: 1 = a team takes one window and writes y through
+  /// team scratch in row order (rows_per_team = the window, impl::HllStagedSpmv), -1 = y
+  /// written where each position's row lies (scattered over the window); 0 = choose (see
+  /// spk::resolve_params for HLL). op = T / H resolve it to -1.
+  int stage_y = 0;
 };
 
 /// A short name of HLL launch parameters, e.g. "tpr1-t128-r128" or, with a tail,
@@ -43,7 +48,7 @@ inline std::string describe(const HllSpmvParams& p) {
   return "tpr" + std::to_string(p.threads_per_row) + "-t" + std::to_string(p.team_size) + "-r" +
          std::to_string(p.rows_per_team) +
          (p.tail_lanes > 0 ? "-tl" + std::to_string(p.tail_lanes) : std::string()) +
-         impl::describe_in_flight(p.in_flight);
+         impl::describe_in_flight(p.in_flight) + (p.stage_y == 1 ? "-sy" : "");
 }
 
 namespace impl {
@@ -165,6 +170,128 @@ struct HllTailSpmv {
     });
   }
 };
+
+/// op = N for rows sorted within windows (HllSort::window), a team per window of rows_per_team
+/// positions: the positions of a window hold the same rows in another order, so the team puts
+/// its row sums into team scratch by row, waits at a barrier and writes y in row order (32
+/// consecutive rows per warp: 8 sectors of doubles instead of ~32 scattered over the window).
+/// The row sums are PaddedRowsSpmv's (`rows`); a separate kernel, so the default one keeps its
+/// registers (with the staged branch inside it, two lanes per row on bcsstk38 x 64 ran 7-10%
+/// slower, H200 runs D4/D5).
+template <class Rows>
+struct HllStagedSpmv {
+  using exec = typename Rows::exec;
+  using member = typename Rows::member;
+  using S = typename Rows::scalar_type;
+  using O = typename Rows::ordinal_type;
+  using scratch_values =
+      Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  Rows rows;
+
+  static std::size_t scratch_bytes(O rows_per_team) {
+    return scratch_values::shmem_size(std::size_t(rows_per_team));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    const O begin = O(team.league_rank()) * rows.rows_per_team;
+    const O end = begin + rows.rows_per_team < rows.npos ? begin + rows.rows_per_team : rows.npos;
+    const scratch_values buf(team.team_scratch(0), std::size_t(rows.rows_per_team));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O p) {
+      const O len = rows.geom.head(rows.row_len(p));
+      const std::size_t b = rows.geom.base(p);
+      const std::size_t st = rows.geom.stride(p);
+      S sum = Rows::traits::zero();
+      if (rows.threads_per_row == 1) {
+        sum = rows.row_dot(rows.values + b, rows.col_idx + b, st, len, O(0));
+      } else {
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, rows.threads_per_row),
+            [&](const int lane, S& s) {
+              s += rows.row_dot(rows.values + b, rows.col_idx + b, st, len, O(lane));
+            },
+            sum);
+      }
+      Kokkos::single(Kokkos::PerThread(team), [&]() { buf(rows.geom.row(p) - begin) = sum; });
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, begin, end), [&](const O i) {
+      const S v = rows.alpha * buf(i - begin);
+      rows.y(i) = rows.beta_zero ? v : v + rows.beta * rows.y(i);
+    });
+  }
+};
+
+/// Launches HllStagedSpmv (op = N) over npos positions sorted within windows of
+/// launch.rows_per_team rows; throws when the window's sums do not fit in team scratch.
+template <class Device, class S, class O, class F, class XView, class YView>
+void hll_staged_spmv(const RowLaunch& launch, S alpha, const S* values, const O* col_idx,
+                     const HllRowGeometry<O, F, Device>& geom,
+                     const Kokkos::View<const O*, Device>& row_len, O npos, const XView& x,
+                     S beta, const YView& y) {
+  using exec = typename Device::execution_space;
+  using rows_functor = PaddedRowsSpmv<S, O, HllRowGeometry<O, F, Device>, Device, XView, YView>;
+  using functor = HllStagedSpmv<rows_functor>;
+  if (npos == 0) return;
+  const O rows_per_team = O(launch.rows_per_team);
+  const std::int64_t league = (std::int64_t(npos) + rows_per_team - 1) / rows_per_team;
+  functor f{rows_functor{values, col_idx, geom, row_len, x, y, alpha, beta,
+                         beta == scalar_traits<S>::zero(), false, false, npos, rows_per_team,
+                         launch.threads_per_row, launch.in_flight}};
+  Kokkos::TeamPolicy<exec> policy(int(league), launch.team_size, launch.threads_per_row);
+  require_team_size("spk::spmv", policy, f, launch.team_size, launch.threads_per_row);
+  const std::size_t bytes = functor::scratch_bytes(rows_per_team);
+  require(bytes <= std::size_t(policy.scratch_size_max(0)), "spk::spmv (HLL)", "staging y needs ",
+          bytes, " bytes of team scratch (rows_per_team = ", rows_per_team,
+          "), more than the maximum ", policy.scratch_size_max(0));
+  Kokkos::parallel_for("spk::hll_spmv::staged", policy.set_scratch_size(0, Kokkos::PerTeam(bytes)),
+                       f);
+}
+
+/// Staging y by default needs hll_staged_balance >= this (see spk::resolve_params for HLL):
+/// between the circuit-like matrix of the GPU suite (0.85; rows of 1-12 entries, staged 0.91x
+/// cuSPARSE against 0.87x, H200 runs D4/D5) and R-MAT (0.48; staged 4% slower).
+constexpr double kHllStageBalance = 0.75;
+
+/// How well a team per sorting window keeps its warps busy (HllStagedSpmv): per window of
+/// `window` positions, groups of 32 consecutive positions (a warp's rows with one lane per row)
+/// cost their longest row and go round-robin to the 8 warps of a 256-thread team, which waits
+/// for its busiest warp; the result is sum(costs) / sum(8 * busiest warp) over all windows, in
+/// (0, 1] (1 = every warp equally busy), or 0 for window = 0 or no rows. Rows sorted by
+/// decreasing length give the first warp each round's longest group: near 1 when the lengths
+/// within a window are similar (the circuit-like matrix), low for a power law (R-MAT).
+template <class ExecSpace, class O, class D>
+double hll_staged_balance(const Kokkos::View<O*, D>& row_len, std::int64_t window) {
+  const std::int64_t n = std::int64_t(row_len.extent(0));
+  if (window <= 0 || n == 0) return 0.0;
+  constexpr int warps = 8, group = 32;
+  const std::int64_t n_windows = (n + window - 1) / window;
+  double cost[2] = {0.0, 0.0};
+  for (int busiest = 0; busiest < 2; ++busiest) {
+    Kokkos::parallel_reduce(
+        "spk::hll_staged_balance", Range64<ExecSpace>(0, n_windows),
+        KOKKOS_LAMBDA(const std::int64_t w, double& acc) {
+          double per_warp[warps] = {};
+          const std::int64_t b = w * window;
+          const std::int64_t e = b + window < n ? b + window : n;
+          std::int64_t g = 0;
+          for (std::int64_t p0 = b; p0 < e; p0 += group, ++g) {
+            O longest = 0;
+            for (std::int64_t p = p0; p < p0 + group && p < e; ++p)
+              longest = row_len(p) > longest ? row_len(p) : longest;
+            per_warp[g % warps] += double(longest);
+          }
+          double total = 0.0, most = 0.0;
+          for (int q = 0; q < warps; ++q) {
+            total += per_warp[q];
+            most = per_warp[q] > most ? per_warp[q] : most;
+          }
+          acc += busiest ? warps * most : total;
+        },
+        cost[busiest]);
+  }
+  return cost[1] > 0.0 ? cost[0] / cost[1] : 1.0;
+}
 
 /// Default lanes per tail segment: on GPUs about 8 entries per lane of the longest segment
 /// (the smallest power of two >= longest / 8, at most 32); one on CPU backends. The tail kernel
