@@ -100,10 +100,23 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   p = spk::choose_csr_spmv_params(stats(4'000'000, 6.4, 400.0, 400'000), true, {}, spk::Mode::T);
   CHECK(p.variant == V::balanced);
   CHECK(p.chunk_nnz / p.threads_per_team == 4);
-  // transposed, regular: vectors of the mean length rounded down
+  // transposed, regular and large: the staged kernel with op = N's lanes per row (5 per row:
+  // one; 16 and 27: four; 44: eight), for op = H too
   p = spk::choose_csr_spmv_params(stats(2'000'000, 16.0, 0.0, 16), true, {}, spk::Mode::T);
+  CHECK(spk::describe(p) == "staged-v4-k8-t4");
+  p = spk::choose_csr_spmv_params(stats(5'000'000, 5.0, 0.1, 5), true, {}, spk::Mode::T);
+  CHECK(spk::describe(p) == "staged-v1-k8-t4");
+  p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true, {}, spk::Mode::H);
+  CHECK(spk::describe(p) == "staged-v4-k8-t4");
+  p = spk::choose_csr_spmv_params(stats(500'000, 44.0, 10.0, 90), true, {}, spk::Mode::T);
+  CHECK(spk::describe(p) == "staged-v8-k8-t4");
+  // transposed, regular and small (cache-resident): vectors of the mean length rounded down
+  p = spk::choose_csr_spmv_params(stats(200'000, 16.0, 0.0, 16), true, {}, spk::Mode::T);
   CHECK(p.variant == V::vector);
   CHECK(p.vector_length == 16);
+  // CPU backends: one row per thread
+  p = spk::choose_csr_spmv_params(stats(2'000'000, 16.0, 0.0, 16), false, {}, spk::Mode::T);
+  CHECK(p.variant == V::thread);
 }
 
 TEST_CASE("csr spmv params: CPU choices and explicit values") {
