@@ -508,6 +508,13 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
       p.stage_y = 1;
       return p;
     };
+    // y written where each position's row lies (the launch before staging became a default)
+    auto hll_unstaged = [](int t) {
+      spk::HllSpmvParams p;
+      p.threads_per_row = t;
+      p.stage_y = -1;
+      return p;
+    };
     // teams of 64 or 256 threads (one row per vector): rows a team takes = its vectors
     auto hll_team = [](int t, int team) {
       spk::HllSpmvParams p;
@@ -530,7 +537,7 @@ void padded_format_candidates(const Options& o, const Matrix& a, const std::stri
                   hll_f(1, -4), hll_f(2, 4), hll_f(2, -4), hll_f(4, 4), hll_f(4, -4), hll_f(8, 4),
                   hll_f(8, -4), hll_team(1, 64), hll_team(1, 256), hll_team(2, 256),
                   hll_stage(1, 0), hll_stage(2, 0), hll_stage(1, 128), hll_stage(1, 1024),
-                  hll_stage(1, 512)}));
+                  hll_stage(1, 512), hll_unstaged(1), hll_unstaged(2)}));
     hll("h32-none-", 32, spk::HllSort::none, {spk::HllSpmvParams{}});
     hll("h32-window-", 32, spk::HllSort::window, {spk::HllSpmvParams{}});
     hll("h32-notail-", 32, spk::HllSort::automatic, {spk::HllSpmvParams{}}, 0);
