@@ -96,8 +96,13 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   p = spk::choose_csr_spmv_params(stats(46'500, 3.0, 215.0, 46'500), true);
   CHECK(p.variant == V::balanced);
   CHECK(p.chunk_nnz == 128);
-  // transposed, irregular: runs of 4 nonzeros per thread
+  // transposed, irregular and large: warps over windows, chunks of 4, 4 warps per team (H too)
   p = spk::choose_csr_spmv_params(stats(4'000'000, 6.4, 400.0, 400'000), true, {}, spk::Mode::T);
+  CHECK(spk::describe(p) == "warp-k4-t4");
+  p = spk::choose_csr_spmv_params(stats(2'000'000, 16.0, 200.0, 60'000), true, {}, spk::Mode::H);
+  CHECK(spk::describe(p) == "warp-k4-t4");
+  // transposed, irregular and smaller: runs of 4 nonzeros per thread
+  p = spk::choose_csr_spmv_params(stats(200'000, 6.4, 400.0, 40'000), true, {}, spk::Mode::T);
   CHECK(p.variant == V::balanced);
   CHECK(p.chunk_nnz / p.threads_per_team == 4);
   // transposed, regular and large: the staged kernel with op = N's lanes per row (5 per row:

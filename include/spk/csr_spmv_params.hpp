@@ -115,7 +115,8 @@ constexpr std::int64_t huge_nnz = 64 << 20;
 /// Completes `p` (fills every zero / automatic field) for a matrix with statistics `s`, the
 /// product op(A) = `mode`, on an execution space that is a GPU (`gpu`) or a CPU backend.
 /// GPU rules (from the H100 and H200 suites in docs/PERFORMANCE.md): irregular rows use
-/// nnz-balanced windows (op = N) or runs (op = T / H). Regular op = N: large matrices (streamed
+/// nnz-balanced windows (op = N) or runs (op = T / H; warps over windows of 256 nonzeros for
+/// large matrices). Regular op = N: large matrices (streamed
 /// from memory) use one row per thread (two rows each, loads in chunks of 4) for short even
 /// rows (mean <= 8, standard deviation <= mean / 4 + 1), the staged kernel for other rows of
 /// mean length <= 16 (one lane per row) and 24-32 (the fewest lanes whose warp's rows fit a
@@ -130,7 +131,14 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   const bool irregular = is_irregular(s);
   bool full_warp = false;  // vector length 32 whatever the row length
   if (p.variant == CsrSpmvVariant::automatic) {
-    if (irregular)
+    if (irregular && gpu && mode != Mode::N && s.nnz >= large_nnz) {
+      // op = T / H, large irregular: warps over windows of 256 nonzeros, loads in chunks of 4
+      // (H200 run E1, against cuSPARSE's transposed CSR ALG1: circuit-like 0.951x, R-MAT
+      // 0.774x, where nnz-balanced runs gave 0.848x / 0.732x)
+      p.variant = CsrSpmvVariant::warp;
+      if (p.entries_per_lane == 0) p.entries_per_lane = 4;
+      if (p.team_size == 0) p.team_size = 4;
+    } else if (irregular)
       p.variant = CsrSpmvVariant::balanced;
     else if (gpu && mode == Mode::N && s.nnz >= large_nnz) {
       // streaming from memory (H100 suite, docs/PERFORMANCE.md): rows of up to 32 entries
