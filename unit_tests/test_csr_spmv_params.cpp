@@ -102,7 +102,7 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   p = spk::choose_csr_spmv_params(stats(2'000'000, 16.0, 200.0, 60'000), true, {}, spk::Mode::H);
   CHECK(spk::describe(p) == "warp-k4-t4");
   // transposed, irregular and smaller: runs of 4 nonzeros per thread
-  p = spk::choose_csr_spmv_params(stats(200'000, 6.4, 400.0, 40'000), true, {}, spk::Mode::T);
+  p = spk::choose_csr_spmv_params(stats(600'000, 6.4, 400.0, 40'000), true, {}, spk::Mode::T);
   CHECK(p.variant == V::balanced);
   CHECK(p.chunk_nnz / p.threads_per_team == 4);
   // transposed, regular and large: the staged kernel with op = N's lanes per row (5 per row:
