@@ -105,8 +105,9 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   p = spk::choose_csr_spmv_params(stats(600'000, 6.4, 400.0, 40'000), true, {}, spk::Mode::T);
   CHECK(p.variant == V::balanced);
   CHECK(p.chunk_nnz / p.threads_per_team == 4);
-  // transposed, regular and large: the staged kernel with op = N's lanes per row (5 per row:
-  // one; 16 and 27: four; 44: eight), for op = H too
+  // transposed, regular and large, 3-64 per row: the staged kernel, the fewest lanes whose
+  // warp's rows fit a chunk of 256 entries (5 per row: one; 16 and 27: four; 44: eight), for
+  // op = H too; outside 3-64 per row vectors of about the mean length
   p = spk::choose_csr_spmv_params(stats(2'000'000, 16.0, 0.0, 16), true, {}, spk::Mode::T);
   CHECK(spk::describe(p) == "staged-v4-k8-t4");
   p = spk::choose_csr_spmv_params(stats(5'000'000, 5.0, 0.1, 5), true, {}, spk::Mode::T);
@@ -115,6 +116,18 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   CHECK(spk::describe(p) == "staged-v4-k8-t4");
   p = spk::choose_csr_spmv_params(stats(500'000, 44.0, 10.0, 90), true, {}, spk::Mode::T);
   CHECK(spk::describe(p) == "staged-v8-k8-t4");
+  p = spk::choose_csr_spmv_params(stats(200'000, 100.0, 5.0, 110), true, {}, spk::Mode::T);
+  CHECK(p.variant == V::vector);
+  p = spk::choose_csr_spmv_params(stats(8'000'000, 2.0, 0.5, 3), true, {}, spk::Mode::T);
+  CHECK(p.variant == V::thread);
+  // given values are kept in the new branches
+  spk::CsrSpmvParams given;
+  given.team_size = 8;
+  given.entries_per_lane = 8;
+  CHECK(spk::describe(spk::choose_csr_spmv_params(stats(4'000'000, 6.4, 400.0, 400'000), true,
+                                                   given, spk::Mode::T)) == "warp-k8-t8");
+  CHECK(spk::describe(spk::choose_csr_spmv_params(stats(2'000'000, 17.0, 0.0, 17), true, given)) ==
+        "warp-k8-t8");
   // transposed, regular and small (cache-resident): vectors of the mean length rounded down
   p = spk::choose_csr_spmv_params(stats(200'000, 16.0, 0.0, 16), true, {}, spk::Mode::T);
   CHECK(p.variant == V::vector);

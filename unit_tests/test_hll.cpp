@@ -20,6 +20,36 @@ namespace {
 
 using spk_test::RoundTrip;
 
+// The labels of the parallel_for launches made while a KernelLabels lives (Kokkos Tools
+// callback; tells which HLL kernel ran).
+std::vector<std::string>* kernel_labels = nullptr;
+void record_kernel_label(const char* name, std::uint32_t, std::uint64_t*) {
+  if (kernel_labels != nullptr) kernel_labels->push_back(name);
+}
+// a and b agree entry by entry to a few units in the last place of the larger magnitude
+bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(std::abs(a[i] - b[i]) <= 1e-15 * std::max({1.0, std::abs(a[i]), std::abs(b[i])})))
+      return false;
+  return true;
+}
+
+struct KernelLabels {
+  std::vector<std::string> labels;
+  KernelLabels() {
+    kernel_labels = &labels;
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(record_kernel_label);
+  }
+  ~KernelLabels() {
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+    kernel_labels = nullptr;
+  }
+  bool ran(const std::string& label) const {
+    return std::find(labels.begin(), labels.end(), label) != labels.end();
+  }
+};
+
 template <class Device>
 std::vector<spk::HllSpmvParams> hll_params() {
   const bool gpu = spk::impl::is_gpu_space<typename Device::execution_space>();
@@ -467,6 +497,83 @@ TEST_CASE_TEMPLATE_DEFINE("hll spmv: the default launch", Device, hll_default_la
   spk::HllSpmvParams off;
   off.stage_y = -1;
   CHECK(spk::resolve_params(he, spk::Mode::N, off).stage_y == -1);
+  // two lanes per row or a given team size: not staged by default (the balance models one lane
+  // per row and 256 threads); forced staging still runs
+  spk::HllSpmvParams two_lanes, team64;
+  two_lanes.threads_per_row = 2;
+  team64.team_size = 64;
+  CHECK(spk::resolve_params(he, spk::Mode::N, two_lanes).stage_y == -1);
+  CHECK(spk::resolve_params(he, spk::Mode::N, team64).stage_y == -1);
+  two_lanes.stage_y = 1;
+  CHECK(spk::resolve_params(he, spk::Mode::N, two_lanes).stage_y == 1);
+  // op = T / H with stage_y = 1 resolve to -1 without the op = N checks
+  spk::HllOptions none;
+  none.sort = spk::HllSort::none;
+  const spk::HllMatrix<double, int, int, Device> hn(
+      spk::copy_to<Device>(csr_with_lengths<double>(4096, even, 5)), none);
+  CHECK(spk::resolve_params(hn, spk::Mode::T, forced).stage_y == -1);
+  CHECK_THROWS_WITH_AS(spk::resolve_params(hn, spk::Mode::N, forced),
+                       doctest::Contains("stage_y = 1 needs rows sorted within windows"),
+                       std::invalid_argument);
+
+  // the staged kernel runs when resolved (and only then), with several full windows of 1024
+  // rows on 256 threads, and gives the unstaged kernel's y (the same row sums; to rounding of
+  // the last multiply-add), for beta = 0 and beta != 0
+  using View = Kokkos::View<double*, Device>;
+  View x("x", 4096), y_staged("ys", 4096), y_plain("yp", 4096);
+  Kokkos::deep_copy(x, spk_test::to_view<Device>(spk_test::random_vector<double>(4096, 11)));
+  for (const double beta : {0.0, -0.5}) {
+    CAPTURE(beta);
+    const auto y0 = spk_test::to_view<Device>(spk_test::random_vector<double>(4096, 12));
+    Kokkos::deep_copy(y_staged, y0);
+    Kokkos::deep_copy(y_plain, y0);
+    {
+      KernelLabels k;
+      spk::spmv(spk::Mode::N, 1.5, he, x, beta, y_staged);  // the default
+      Kokkos::fence();
+      CHECK(k.ran("spk::hll_spmv::staged") == gpu);
+      CHECK(k.ran("spk::hll_spmv") == !gpu);
+    }
+    {
+      KernelLabels k;
+      spk::spmv(spk::Mode::N, 1.5, he, x, beta, y_plain, off);
+      Kokkos::fence();
+      CHECK_FALSE(k.ran("spk::hll_spmv::staged"));
+      CHECK(k.ran("spk::hll_spmv"));
+    }
+    CHECK(same_values(spk_test::to_vector(y_staged), spk_test::to_vector(y_plain)));
+    spk::HllSpmvParams staged_cpu = forced;  // staged on every backend
+    Kokkos::deep_copy(y_staged, y0);
+    {
+      KernelLabels k;
+      spk::spmv(spk::Mode::N, 1.5, he, x, beta, y_staged, staged_cpu);
+      Kokkos::fence();
+      CHECK(k.ran("spk::hll_spmv::staged"));
+    }
+    CHECK(same_values(spk_test::to_vector(y_staged), spk_test::to_vector(y_plain)));
+  }
+
+  // a window too large for team scratch (hacks of 256: windows of 8192 rows, 64 KiB of
+  // doubles): the default does not stage, stage_y = 1 throws; where it fits, it stages
+  spk::HllOptions big;
+  big.sort = spk::HllSort::window;
+  big.hack_size = 256;
+  big.tail = false;
+  const spk::HllMatrix<double, int, int, Device> hb(
+      spk::copy_to<Device>(csr_with_lengths<double>(4096, even, 5)), big);
+  REQUIRE(hb.sort_window() == 8192);
+  const bool fits = spk::impl::hll_staged_scratch_bytes<double, exec>(8192) <=
+                    spk::impl::team_scratch_max<exec>();
+  CAPTURE(spk::impl::team_scratch_max<exec>());
+  if (gpu) CHECK_FALSE(fits);
+  CHECK(spk::resolve_params(hb, spk::Mode::N).stage_y == -1);
+  if (fits) {
+    CHECK(spk::resolve_params(hb, spk::Mode::N, forced).stage_y == 1);
+  } else {
+    CHECK_THROWS_WITH_AS(spk::resolve_params(hb, spk::Mode::N, forced),
+                         doctest::Contains("bytes of team scratch, more than the maximum"),
+                         std::invalid_argument);
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(hll_default_launch, spk_test::all_devices);
 
@@ -930,7 +1037,7 @@ TEST_CASE("hll spmv: wrong sizes and parameters throw") {
     CHECK(r.stage_y == 1);
     CHECK(r.rows_per_team == 64);
     CHECK(spk::describe(r).find("-sy") != std::string::npos);
-    CHECK(spk::resolve_params(sorted, spk::Mode::N).stage_y == -1);  // the default: not staged
+    CHECK(spk::resolve_params(sorted, spk::Mode::N).stage_y == -1);  // host: never staged by default
   }
   for (int bad : {-1, 3, 64}) {
     spk::HllSpmvParams q;

@@ -121,9 +121,9 @@ constexpr std::int64_t huge_nnz = 64 << 20;
 /// rows (mean <= 8, standard deviation <= mean / 4 + 1), the staged kernel for other rows of
 /// mean length <= 16 (one lane per row) and 24-32 (the fewest lanes whose warp's rows fit a
 /// chunk of 256 entries), warps over windows of 256 nonzeros for 16-24 and above 32; small
-/// (cache-resident) ones use vectors of 32 lanes. Regular op = T / H: large matrices use the
-/// staged kernel (lanes per row as for op = N), smaller ones scatter with vectors of about the
-/// mean length (rounded down). CPU backends use one row per thread in chunks of rows, dynamically scheduled for
+/// (cache-resident) ones use vectors of 32 lanes. Regular op = T / H: large matrices with rows
+/// of 3-64 entries use the staged kernel (lanes per row: the fewest whose warp's rows fit a
+/// chunk of 256 entries), others scatter with vectors of about the mean length (rounded down). CPU backends use one row per thread in chunks of rows, dynamically scheduled for
 /// irregular rows.
 /// Throws std::invalid_argument for out-of-range explicit values. O(1).
 inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
@@ -172,8 +172,9 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
     } else if (gpu && mode == Mode::N) {
       p.variant = CsrSpmvVariant::vector;
       full_warp = true;
-    } else if (gpu && s.nnz >= large_nnz) {
-      // op = T / H, large regular: the staged kernel, lanes per row as for op = N (H200 run
+    } else if (gpu && s.nnz >= large_nnz && s.mean >= 3.0 && s.mean <= 64.0) {
+      // op = T / H, large regular rows of 3-64 entries (measured: 5-44): the staged kernel,
+      // lanes per row from its own rule below (H200 run
       // E1, against cuSPARSE's transposed CSR ALG1: 2D 5-point 1.003x, 3D 7-point 1.115x,
       // 27-point 1.276x, pde 1.152x, random band 1.172x, full band 0.910x, bcsstk38 x 64
       // 0.930x, where vectors of about the mean length gave 0.767 / 0.951 / 0.927 / 0.994 /

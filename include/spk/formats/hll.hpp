@@ -717,9 +717,11 @@ class HllMatrix {
 /// threads per row (unless a team size is given), above as impl::default_threads_per_row;
 /// entries in flight per lane from impl::resolve_in_flight (chunks of 8 on GPUs).
 /// Staging y (op = N, rows sorted within windows, see impl::HllStagedSpmv): stage_y = 0 stages
-/// on GPUs when no other rows_per_team is asked for and the matrix's staged_balance() is at
-/// least impl::kHllStageBalance; a team then takes one window with 256 threads (unless a team
-/// size is given). op = T / H never stage (resolved to -1).
+/// on GPUs when neither rows_per_team nor team_size is given, the rows take one lane each, a
+/// window's sums fit in team scratch and the matrix's staged_balance() is at least
+/// impl::kHllStageBalance; a team then takes one window with 256 threads. stage_y = 1 stages
+/// any window-sorted matrix (throws for an unsorted one, another rows_per_team or a window
+/// too large for team scratch). op = T / H never stage (resolved to -1, nothing checked).
 /// Tail: lanes per segment from the longest segment (impl::default_tail_lanes); 0 when there is
 /// no tail.
 template <class S, class O, class F, class D>
@@ -736,20 +738,31 @@ HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode mode,
   if (tpr == 0 && params.team_size == 0 && gpu && main_mean >= 32 && main_mean < 128) tpr = 2;
   const int sy = params.stage_y;
   require(sy >= -1 && sy <= 1, where, "stage_y = ", sy, " must be 0 (choose), 1 or -1");
+  const std::int64_t window = a.sort_window();
+  const std::size_t scratch = impl::hll_staged_scratch_bytes<S, exec>(window);
+  const std::size_t scratch_max = impl::team_scratch_max<exec>();
+  if (sy == 1 && mode == Mode::N) {
+    require(window > 0, where,
+            "stage_y = 1 needs rows sorted within windows (HllSort::window), the matrix's sort is ",
+            to_string(a.sort()));
+    require(params.rows_per_team == 0 || params.rows_per_team == window, where,
+            "stage_y = 1 takes one sorting window per team: rows_per_team = ",
+            params.rows_per_team, " must be 0 or the window, ", window);
+    require(scratch <= scratch_max, where, "stage_y = 1: a window of ", window, " rows needs ",
+            scratch, " bytes of team scratch, more than the maximum ", scratch_max);
+  }
+  const impl::RowLaunch unstaged = impl::resolve_row_launch(
+      where, tpr, params.team_size, params.rows_per_team, main_mean < 128 ? 0.0 : main_mean, gpu);
+  // the default stages only the launch staged_balance models: one lane per row, 256 threads
   const bool stage =
       mode == Mode::N &&
-      (sy == 1 || (sy == 0 && gpu && a.sort_window() > 0 &&
-                   (params.rows_per_team == 0 || params.rows_per_team == a.sort_window()) &&
-                   a.staged_balance() >= impl::kHllStageBalance));
-  require(sy != 1 || a.sort_window() > 0, where,
-          "stage_y = 1 needs rows sorted within windows (HllSort::window), the matrix's sort is ",
-          to_string(a.sort()));
-  require(sy != 1 || params.rows_per_team == 0 || params.rows_per_team == a.sort_window(), where,
-          "stage_y = 1 takes one sorting window per team: rows_per_team = ",
-          params.rows_per_team, " must be 0 or the window, ", a.sort_window());
-  impl::RowLaunch r = impl::resolve_row_launch(
-      where, tpr, params.team_size, stage ? int(a.sort_window()) : params.rows_per_team,
-      main_mean < 128 ? 0.0 : main_mean, gpu);
+      (sy == 1 || (sy == 0 && gpu && window > 0 && params.rows_per_team == 0 &&
+                   params.team_size == 0 && unstaged.threads_per_row == 1 &&
+                   scratch <= scratch_max && a.staged_balance() >= impl::kHllStageBalance));
+  impl::RowLaunch r =
+      stage ? impl::resolve_row_launch(where, tpr, params.team_size, int(window),
+                                       main_mean < 128 ? 0.0 : main_mean, gpu)
+            : unstaged;
   // staging: one window per team, 256 threads (GPUs) unless a team size is given
   if (stage && params.team_size == 0 && gpu) r.team_size = std::max(1, 256 / r.threads_per_row);
   const int tl = params.tail_lanes;

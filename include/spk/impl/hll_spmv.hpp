@@ -189,10 +189,6 @@ struct HllStagedSpmv {
 
   Rows rows;
 
-  static std::size_t scratch_bytes(O rows_per_team) {
-    return scratch_values::shmem_size(std::size_t(rows_per_team));
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const O begin = O(team.league_rank()) * rows.rows_per_team;
     const O end = begin + rows.rows_per_team < rows.npos ? begin + rows.rows_per_team : rows.npos;
@@ -216,11 +212,26 @@ struct HllStagedSpmv {
     });
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, begin, end), [&](const O i) {
-      const S v = rows.alpha * buf(i - begin);
-      rows.y(i) = rows.beta_zero ? v : v + rows.beta * rows.y(i);
+      const S sum = buf(i - begin);  // the unstaged kernel's expression
+      rows.y(i) = rows.beta_zero ? rows.alpha * sum : rows.alpha * sum + rows.beta * rows.y(i);
     });
   }
 };
+
+/// Team scratch (level 0) bytes HllStagedSpmv takes for windows of `rows` rows of S.
+template <class S, class Exec>
+std::size_t hll_staged_scratch_bytes(std::int64_t rows) {
+  using scratch_values =
+      Kokkos::View<S*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  return scratch_values::shmem_size(std::size_t(rows > 0 ? rows : 0));
+}
+
+/// The most team scratch (level 0) a team of Exec can take.
+template <class Exec>
+std::size_t team_scratch_max() {
+  const Kokkos::TeamPolicy<Exec> policy(1, 1);  // (an instance: static in some versions only)
+  return std::size_t(policy.scratch_size_max(0));
+}
 
 /// Launches HllStagedSpmv (op = N) over npos positions sorted within windows of
 /// launch.rows_per_team rows; throws when the window's sums do not fit in team scratch.
@@ -240,10 +251,10 @@ void hll_staged_spmv(const RowLaunch& launch, S alpha, const S* values, const O*
                          launch.threads_per_row, launch.in_flight}};
   Kokkos::TeamPolicy<exec> policy(int(league), launch.team_size, launch.threads_per_row);
   require_team_size("spk::spmv", policy, f, launch.team_size, launch.threads_per_row);
-  const std::size_t bytes = functor::scratch_bytes(rows_per_team);
-  require(bytes <= std::size_t(policy.scratch_size_max(0)), "spk::spmv (HLL)", "staging y needs ",
-          bytes, " bytes of team scratch (rows_per_team = ", rows_per_team,
-          "), more than the maximum ", policy.scratch_size_max(0));
+  const std::size_t bytes = hll_staged_scratch_bytes<S, exec>(rows_per_team);
+  require(bytes <= team_scratch_max<exec>(), "spk::spmv (HLL)", "staging y needs ", bytes,
+          " bytes of team scratch (rows_per_team = ", rows_per_team, "), more than the maximum ",
+          team_scratch_max<exec>());
   Kokkos::parallel_for("spk::hll_spmv::staged", policy.set_scratch_size(0, Kokkos::PerTeam(bytes)),
                        f);
 }
