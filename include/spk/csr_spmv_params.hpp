@@ -116,15 +116,15 @@ constexpr std::int64_t huge_nnz = 64 << 20;
 /// product op(A) = `mode`, on an execution space that is a GPU (`gpu`) or a CPU backend.
 /// GPU rules (from the H100 and H200 suites in docs/PERFORMANCE.md): irregular rows use
 /// nnz-balanced windows (op = N) or runs (op = T / H; warps over windows of 256 nonzeros for
-/// large matrices). Regular op = N: large matrices (streamed
-/// from memory) use one row per thread (two rows each, loads in chunks of 4) for short even
+/// large matrices). Regular op = N: large matrices (streamed from memory) use one row per thread (two rows each, loads in chunks of 4) for short even
 /// rows (mean <= 8, standard deviation <= mean / 4 + 1), the staged kernel for other rows of
 /// mean length <= 16 (one lane per row) and 24-32 (the fewest lanes whose warp's rows fit a
 /// chunk of 256 entries), warps over windows of 256 nonzeros for 16-24 and above 32; small
 /// (cache-resident) ones use vectors of 32 lanes. Regular op = T / H: large matrices with rows
 /// of 3-64 entries use the staged kernel (lanes per row: the fewest whose warp's rows fit a
-/// chunk of 256 entries), others scatter with vectors of about the mean length (rounded down). CPU backends use one row per thread in chunks of rows, dynamically scheduled for
-/// irregular rows.
+/// chunk of 256 entries), others scatter with vectors of about the mean length (rounded down).
+/// CPU backends use one row per thread in chunks of rows, dynamically scheduled for irregular
+/// rows.
 /// Throws std::invalid_argument for out-of-range explicit values. O(1).
 inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
                                             CsrSpmvParams p = {}, Mode mode = Mode::N) {

@@ -740,7 +740,7 @@ HllSpmvParams resolve_params(const HllMatrix<S, O, F, D>& a, Mode mode,
   require(sy >= -1 && sy <= 1, where, "stage_y = ", sy, " must be 0 (choose), 1 or -1");
   const std::int64_t window = a.sort_window();
   const std::size_t scratch = impl::hll_staged_scratch_bytes<S, exec>(window);
-  const std::size_t scratch_max = impl::team_scratch_max<exec>();
+  const std::size_t scratch_max = window > 0 ? impl::team_scratch_max<exec>() : 0;
   if (sy == 1 && mode == Mode::N) {
     require(window > 0, where,
             "stage_y = 1 needs rows sorted within windows (HllSort::window), the matrix's sort is ",

@@ -192,6 +192,8 @@ struct HllStagedSpmv {
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const O begin = O(team.league_rank()) * rows.rows_per_team;
     const O end = begin + rows.rows_per_team < rows.npos ? begin + rows.rows_per_team : rows.npos;
+    // the row sum is written out as in PaddedRowsSpmv::operator() rather than shared through a
+    // helper: calling one from the default kernel cost its two-lanes launch 10% (run D4)
     const scratch_values buf(team.team_scratch(0), std::size_t(rows.rows_per_team));
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const O p) {
       const O len = rows.geom.head(rows.row_len(p));
@@ -252,9 +254,10 @@ void hll_staged_spmv(const RowLaunch& launch, S alpha, const S* values, const O*
   Kokkos::TeamPolicy<exec> policy(int(league), launch.team_size, launch.threads_per_row);
   require_team_size("spk::spmv", policy, f, launch.team_size, launch.threads_per_row);
   const std::size_t bytes = hll_staged_scratch_bytes<S, exec>(rows_per_team);
-  require(bytes <= team_scratch_max<exec>(), "spk::spmv (HLL)", "staging y needs ", bytes,
+  const std::size_t most = team_scratch_max<exec>();
+  require(bytes <= most, "spk::spmv (HLL)", "staging y needs ", bytes,
           " bytes of team scratch (rows_per_team = ", rows_per_team, "), more than the maximum ",
-          team_scratch_max<exec>());
+          most);
   Kokkos::parallel_for("spk::hll_spmv::staged", policy.set_scratch_size(0, Kokkos::PerTeam(bytes)),
                        f);
 }
@@ -277,31 +280,30 @@ double hll_staged_balance(const Kokkos::View<O*, D>& row_len, std::int64_t windo
   if (window <= 0 || n == 0) return 0.0;
   constexpr int warps = 8, group = 32;
   const std::int64_t n_windows = (n + window - 1) / window;
-  double cost[2] = {0.0, 0.0};
-  for (int busiest = 0; busiest < 2; ++busiest) {
-    Kokkos::parallel_reduce(
-        "spk::hll_staged_balance", Range64<ExecSpace>(0, n_windows),
-        KOKKOS_LAMBDA(const std::int64_t w, double& acc) {
-          double per_warp[warps] = {};
-          const std::int64_t b = w * window;
-          const std::int64_t e = b + window < n ? b + window : n;
-          std::int64_t g = 0;
-          for (std::int64_t p0 = b; p0 < e; p0 += group, ++g) {
-            O longest = 0;
-            for (std::int64_t p = p0; p < p0 + group && p < e; ++p)
-              longest = row_len(p) > longest ? row_len(p) : longest;
-            per_warp[g % warps] += double(longest);
-          }
-          double total = 0.0, most = 0.0;
-          for (int q = 0; q < warps; ++q) {
-            total += per_warp[q];
-            most = per_warp[q] > most ? per_warp[q] : most;
-          }
-          acc += busiest ? warps * most : total;
-        },
-        cost[busiest]);
-  }
-  return cost[1] > 0.0 ? cost[0] / cost[1] : 1.0;
+  // one pass: the sum of costs in the real part, 8 x the busiest warp in the imaginary part
+  Kokkos::complex<double> cost(0.0, 0.0);
+  Kokkos::parallel_reduce(
+      "spk::hll_staged_balance", Range64<ExecSpace>(0, n_windows),
+      KOKKOS_LAMBDA(const std::int64_t w, Kokkos::complex<double>& acc) {
+        double per_warp[warps] = {};
+        const std::int64_t b = w * window;
+        const std::int64_t e = b + window < n ? b + window : n;
+        std::int64_t g = 0;
+        for (std::int64_t p0 = b; p0 < e; p0 += group, ++g) {
+          O longest = 0;
+          for (std::int64_t p = p0; p < p0 + group && p < e; ++p)
+            longest = row_len(p) > longest ? row_len(p) : longest;
+          per_warp[g % warps] += double(longest);
+        }
+        double total = 0.0, most = 0.0;
+        for (int q = 0; q < warps; ++q) {
+          total += per_warp[q];
+          most = per_warp[q] > most ? per_warp[q] : most;
+        }
+        acc += Kokkos::complex<double>(total, warps * most);
+      },
+      cost);
+  return cost.imag() > 0.0 ? cost.real() / cost.imag() : 1.0;
 }
 
 /// Default lanes per tail segment: on GPUs about 8 entries per lane of the longest segment
