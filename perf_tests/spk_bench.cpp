@@ -372,24 +372,29 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
       add(p);
     }
   }
-  // staged: lanes per row by the default rule and around it, chunks of 128 to 512 entries
-  // (op = T / H: the default only; its products are scattered with atomics)
+  // staged: entries and products staged (op = N), lanes per row by the default rule and
+  // around it, chunks of 128 to 512 entries (op = T / H: the default only; entries staged,
+  // scattered with atomics)
   const bool sweep = gpu && mode == spk::Mode::N;
-  for (int v : sweep ? std::vector<int>{0, 1, 2, 4, 8} : std::vector<int>{0}) {
-    for (int k : sweep ? std::vector<int>{4, 8, 16} : std::vector<int>{8}) {
-      p = {};
-      p.variant = V::staged;
-      p.vector_length = v;
-      p.entries_per_lane = k;
-      add(p);
+  for (int sp : sweep ? std::vector<int>{-1, 1} : std::vector<int>{0}) {
+    for (int v : sweep ? std::vector<int>{0, 1, 2, 4, 8} : std::vector<int>{0}) {
+      for (int k : sweep ? std::vector<int>{4, 8, 16} : std::vector<int>{8}) {
+        p = {};
+        p.variant = V::staged;
+        p.vector_length = v;
+        p.entries_per_lane = k;
+        p.stage_products = sp;
+        add(p);
+      }
     }
-  }
-  if (sweep) {
-    for (int t : {2, 8}) {
-      p = {};
-      p.variant = V::staged;
-      p.team_size = t;
-      add(p);
+    if (sweep) {
+      for (int t : {2, 8}) {
+        p = {};
+        p.variant = V::staged;
+        p.team_size = t;
+        p.stage_products = sp;
+        add(p);
+      }
     }
   }
   if (mode != spk::Mode::N) {

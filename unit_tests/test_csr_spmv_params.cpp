@@ -25,15 +25,48 @@ TEST_CASE("csr spmv params: the staged kernel's lanes per row fit a warp's rows 
   CHECK(p.entries_per_lane == 8);
   CHECK(p.team_size == 4);
   CHECK(spk::describe(p) == "staged-v1-k8-t4");
-  // 16 per row: 8 rows of 4 lanes; 27 per row: also 4; 45 per row: 8; 300 per row: a warp
+  CHECK(p.stage_products == -1);  // 7 per row: entries staged
+  // entries staged (up to 16 per row, or asked for): 16 per row: 8 rows of 4 lanes; 27 per
+  // row: also 4; 45 per row: 8; 300 per row: a warp
   CHECK(spk::choose_csr_spmv_params(stats(2'000'000, 16.0, 0.0, 16), true, staged)
             .vector_length == 4);
-  CHECK(spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true, staged)
+  spk::CsrSpmvParams entries = staged;
+  entries.stage_products = -1;
+  CHECK(spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true, entries)
             .vector_length == 4);
+  CHECK(spk::choose_csr_spmv_params(stats(500'000, 45.0, 9.0, 90), true, entries)
+            .vector_length == 8);
+  CHECK(spk::choose_csr_spmv_params(stats(5'000, 300.0, 9.0, 400), true, entries)
+            .vector_length == 32);
+  // products staged (chosen above 16 per row): one lane per row up to 32 per row, then the
+  // fewest lanes whose warp's rows take at most 384 entries (45: 4; 64: 8; 300: a warp)
+  p = spk::choose_csr_spmv_params(stats(2'000'000, 16.5, 0.5, 17), true, staged);
+  CHECK(p.stage_products == 1);
+  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
+  CHECK(spk::choose_csr_spmv_params(stats(1'300'000, 32.0, 1.0, 32), true, staged)
+            .vector_length == 1);
   CHECK(spk::choose_csr_spmv_params(stats(500'000, 45.0, 9.0, 90), true, staged)
+            .vector_length == 4);
+  CHECK(spk::choose_csr_spmv_params(stats(500'000, 64.0, 9.0, 90), true, staged)
             .vector_length == 8);
   CHECK(spk::choose_csr_spmv_params(stats(5'000, 300.0, 9.0, 400), true, staged)
             .vector_length == 32);
+  // products asked for on short rows: one lane per row
+  spk::CsrSpmvParams products = staged;
+  products.stage_products = 1;
+  CHECK(spk::describe(spk::choose_csr_spmv_params(stats(20'000'000, 7.0, 0.1, 7), true,
+                                                  products)) == "staged-v1-k8-t4-p");
+  // op = T / H stage entries, whatever was asked
+  for (spk::Mode m : {spk::Mode::T, spk::Mode::H}) {
+    CHECK(spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true, products, m)
+              .stage_products == -1);
+  }
+  // out of range
+  products.stage_products = 2;
+  CHECK_THROWS_WITH_AS(
+      spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true, products),
+      doctest::Contains("stage_products (-1 entries, 0 choose, 1 products) = 2 is out of range"),
+      std::invalid_argument);
   // CPU: one lane, one warp per team
   p = spk::choose_csr_spmv_params(stats(20'000'000, 7.0, 0.1, 7), false, staged);
   CHECK(p.vector_length == 1);
@@ -55,25 +88,29 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
     const auto q = spk::choose_csr_spmv_params(st, true);
     CHECK(spk::describe(q) == "staged-v1-k8-t4");
   }
-  // 17 to 24 per row: warps over windows, chunks of 8, 4 warps per team; just above 16 and
-  // from 24 up to 32 (27 per row) staged with 4 lanes per row
+  // more than 16 per row up to 64: products staged, one lane per row up to 32 (full band of
+  // 17, 24, 27-point stencil, 32), four lanes for 33-48 per row (bcsstk38 x 64: 45), eight up
+  // to 64; above 64 warps over windows of 8 entries per lane, 4 warps per team
   auto p = spk::choose_csr_spmv_params(stats(2'000'000, 17.0, 0.0, 17), true);
-  CHECK(spk::describe(p) == "warp-k8-t4");
-  p = spk::choose_csr_spmv_params(stats(2'000'000, 24.0, 2.0, 26), true);
-  CHECK(spk::describe(p) == "warp-k8-t4");
+  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
   p = spk::choose_csr_spmv_params(stats(2'000'000, 16.5, 0.5, 17), true);
-  CHECK(spk::describe(p) == "warp-k8-t4");
-  p = spk::choose_csr_spmv_params(stats(2'000'000, 24.5, 0.5, 25), true);
-  CHECK(spk::describe(p) == "staged-v4-k8-t4");
+  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
+  p = spk::choose_csr_spmv_params(stats(2'000'000, 24.0, 2.0, 26), true);
+  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
   p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true);
-  CHECK(spk::describe(p) == "staged-v4-k8-t4");
-  // the rule applies to op = N on GPUs only: CPU backends keep one row per thread
-  CHECK(spk::choose_csr_spmv_params(stats(2'000'000, 17.0, 0.0, 17), false).variant == V::thread);
-  // longer rows: warps over windows of 8 entries per lane, 4 warps per team
+  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
+  p = spk::choose_csr_spmv_params(stats(1'300'000, 32.0, 1.0, 32), true);
+  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
   p = spk::choose_csr_spmv_params(stats(500'000, 44.0, 10.0, 90), true);
-  CHECK(spk::describe(p) == "warp-k8-t4");
+  CHECK(spk::describe(p) == "staged-v4-k8-t4-p");
   p = spk::choose_csr_spmv_params(stats(1'000'000, 40.0, 1.0, 40), true);
+  CHECK(spk::describe(p) == "staged-v4-k8-t4-p");
+  p = spk::choose_csr_spmv_params(stats(500'000, 64.0, 3.0, 70), true);
+  CHECK(spk::describe(p) == "staged-v8-k8-t4-p");
+  p = spk::choose_csr_spmv_params(stats(500'000, 64.5, 3.0, 70), true);
   CHECK(spk::describe(p) == "warp-k8-t4");
+  // the rules apply to op = N on GPUs only: CPU backends keep one row per thread
+  CHECK(spk::choose_csr_spmv_params(stats(2'000'000, 17.0, 0.0, 17), false).variant == V::thread);
   // irregular rows: windows of 2048 nonzeros, 4096 above 32M nonzeros
   p = spk::choose_csr_spmv_params(stats(4'000'000, 6.4, 400.0, 400'000), true);
   CHECK(p.variant == V::balanced);
@@ -127,6 +164,8 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   CHECK(spk::describe(spk::choose_csr_spmv_params(stats(4'000'000, 6.4, 400.0, 400'000), true,
                                                    given, spk::Mode::T)) == "warp-k8-t8");
   CHECK(spk::describe(spk::choose_csr_spmv_params(stats(2'000'000, 17.0, 0.0, 17), true, given)) ==
+        "staged-v1-k8-t8-p");
+  CHECK(spk::describe(spk::choose_csr_spmv_params(stats(500'000, 80.0, 3.0, 90), true, given)) ==
         "warp-k8-t8");
   // transposed, regular and small (cache-resident): vectors of the mean length rounded down
   p = spk::choose_csr_spmv_params(stats(200'000, 16.0, 0.0, 16), true, {}, spk::Mode::T);

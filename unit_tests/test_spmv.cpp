@@ -95,25 +95,30 @@ std::vector<spk::CsrSpmvParams> schedules() {
     p.team_size = gpu ? 3 : 1;
     all.push_back(p);
   }
-  // staged: one to 32 lanes per row; chunks of 4 entries per lane force rows across chunks
-  for (int v : {1, 2, 4, 32}) {
-    for (int k : {4, 16}) {
-      p = {};
-      p.variant = V::staged;
-      p.vector_length = v;
-      p.entries_per_lane = k;
-      p.team_size = gpu ? 3 : 1;
-      all.push_back(p);
+  // staged (entries or products staged; op = T / H stage entries either way): one to 32
+  // lanes per row; chunks of 4 entries per lane force rows across chunks
+  for (int sp : {-1, 1}) {
+    for (int v : {1, 2, 4, 32}) {
+      for (int k : {4, 16}) {
+        p = {};
+        p.variant = V::staged;
+        p.vector_length = v;
+        p.entries_per_lane = k;
+        p.team_size = gpu ? 3 : 1;
+        p.stage_products = sp;
+        all.push_back(p);
+      }
     }
-  }
-  for (int v : {8, 16}) {  // the other lane counts, the other chunk sizes, one warp per team
-    for (int k : {8, 32}) {
-      p = {};
-      p.variant = V::staged;
-      p.vector_length = v;
-      p.entries_per_lane = k;
-      p.team_size = 1;
-      all.push_back(p);
+    for (int v : {8, 16}) {  // the other lane counts, the other chunk sizes, one warp per team
+      for (int k : {8, 32}) {
+        p = {};
+        p.variant = V::staged;
+        p.vector_length = v;
+        p.entries_per_lane = k;
+        p.team_size = 1;
+        p.stage_products = sp;
+        all.push_back(p);
+      }
     }
   }
   p = {};
@@ -201,6 +206,35 @@ TEST_CASE_TEMPLATE_DEFINE("csr spmv: rows at and across window and warp boundari
 }
 TEST_CASE_TEMPLATE_APPLY(csr_spmv_boundaries, spk_test::all_devices);
 
+TEST_CASE_TEMPLATE_DEFINE("csr spmv: staged kernel on rows of one length (slot swizzle)", Device,
+                          csr_spmv_staged_uniform) {
+  // rows of an even length (16, 32) swizzle the staged slots with one lane per row, odd ones
+  // (17, 27) do not; 500 rows span many warps, chunks of 128 to 512 entries cut rows
+  using V = spk::CsrSpmvVariant;
+  spk_test::for_each_type<spk_test::all_scalars>([](auto* tag) {
+    using Scalar = std::remove_pointer_t<decltype(tag)>;
+    using traits = spk::scalar_traits<Scalar>;
+    for (int len : {16, 17, 27, 32}) {
+      const auto a = csr_with_row_lengths<Scalar>(std::vector<int>(500, len), 700, 71 + len);
+      for (int sp : {-1, 0, 1}) {
+        for (int v : {1, 2, 4}) {
+          for (int k : {4, 8, 16}) {
+            spk::CsrSpmvParams p;
+            p.variant = V::staged;
+            p.vector_length = v;
+            p.entries_per_lane = k;
+            p.stage_products = sp;
+            p.team_size = 2;  // 2 warps of 512 complex128 entries fit team scratch
+            check_spmv<Device>(a, spk::Mode::N, traits::make(1.5, 0.5), traits::make(-0.5, 0.0),
+                               73, p);
+          }
+        }
+      }
+    }
+  });
+}
+TEST_CASE_TEMPLATE_APPLY(csr_spmv_staged_uniform, spk_test::all_devices);
+
 TEST_CASE("csr spmv: alpha and beta convert to the matrix value type") {
   // as with KokkosSparse::spmv, double literals work for a float or complex matrix
   const auto a = spk_test::random_csr<float, int>(20, 20, 3, 1);
@@ -272,13 +306,15 @@ TEST_CASE_TEMPLATE_DEFINE("csr spmv on the shared real matrices", Device, csr_sp
       using Scalar = std::remove_pointer_t<decltype(tag)>;
       const auto coo = spk::io::read_matrix_market_coo<Scalar, int, int>(dir + file);
       const auto host = spk::to_host(spk::coo_to_csr(coo));
-      spk::CsrSpmvParams vec, bal, warp, staged;
+      spk::CsrSpmvParams vec, bal, warp, staged, products;
       vec.variant = spk::CsrSpmvVariant::vector;
       bal.variant = spk::CsrSpmvVariant::balanced;
       warp.variant = spk::CsrSpmvVariant::warp;
       staged.variant = spk::CsrSpmvVariant::staged;
+      products.variant = spk::CsrSpmvVariant::staged;
+      products.stage_products = 1;
       const Scalar alpha = spk::scalar_traits<Scalar>::make(0.5, complex ? 0.25 : 0.0);
-      for (const auto& params : {spk::CsrSpmvParams{}, vec, bal, warp, staged}) {
+      for (const auto& params : {spk::CsrSpmvParams{}, vec, bal, warp, staged, products}) {
         check_spmv<Device>(host, spk::Mode::N, alpha, Scalar(0), 17, params);
         check_spmv<Device>(host, spk::Mode::T, alpha, Scalar(2), 19, params);
         if (complex) check_spmv<Device>(host, spk::Mode::H, alpha, Scalar(2), 23, params);

@@ -19,9 +19,10 @@ enum class CsrSpmvVariant {
               ///< op = T / H equal runs of nonzeros per thread, scattered with atomics
   warp,       ///< nnz-balanced per warp: windows of 32 * entries_per_lane nonzeros, rows summed
               ///< by a segmented warp-shuffle scan (no shared memory, no barriers)
-  staged      ///< a warp takes 32 / vector_length consecutive rows, stages their entries in
-              ///< shared memory (32 * entries_per_lane at a time, coalesced), then vector_length
-              ///< lanes sum each row from there (short, regular rows)
+  staged      ///< a warp takes 32 / vector_length consecutive rows, stages their entries (or,
+              ///< for op = N, their products with x: stage_products) in shared memory
+              ///< (32 * entries_per_lane at a time, coalesced), then vector_length lanes sum
+              ///< each row from there (regular rows)
 };
 
 /// How teams take their work.
@@ -54,6 +55,11 @@ struct CsrSpmvParams {
                             ///< entries, the last one predicated; 0 = four in flight, the
                             ///< remainder one at a time
   TransposeMethod transpose = TransposeMethod::atomic;
+  int stage_products = 0;   ///< staged variant: 1 stages the products values * x (op = N; a
+                            ///< warp multiplies as it loads, rows then add one slot per entry),
+                            ///< -1 the entries (column and value; rows multiply as they add);
+                            ///< 0 chooses: products for op = N with rows of more than 16
+                            ///< entries on average. op = T / H always stage entries.
 };
 
 /// Row-length statistics of a CSR matrix (computed on the device, once per matrix).
@@ -90,7 +96,7 @@ inline std::string describe(const CsrSpmvParams& p) {
     return s + "-k" + std::to_string(p.entries_per_lane) + "-t" + std::to_string(p.team_size);
   if (p.variant == CsrSpmvVariant::staged)
     return s + "-v" + std::to_string(p.vector_length) + "-k" + std::to_string(p.entries_per_lane) +
-           "-t" + std::to_string(p.team_size);
+           "-t" + std::to_string(p.team_size) + (p.stage_products == 1 ? "-p" : "");
   if (p.variant == CsrSpmvVariant::vector) s += "-v" + std::to_string(p.vector_length);
   s += "-t" + std::to_string(p.team_size) + "-r" + std::to_string(p.rows_per_thread) + "-" +
        to_string(p.schedule);
@@ -116,13 +122,15 @@ constexpr std::int64_t huge_nnz = 64 << 20;
 /// product op(A) = `mode`, on an execution space that is a GPU (`gpu`) or a CPU backend.
 /// GPU rules (from the H100 and H200 suites in docs/PERFORMANCE.md): irregular rows use
 /// nnz-balanced windows (op = N) or runs (op = T / H; warps over windows of 256 nonzeros for
-/// large matrices). Regular op = N: large matrices (streamed from memory) use one row per thread (two rows each, loads in chunks of 4) for short even
-/// rows (mean <= 8, standard deviation <= mean / 4 + 1), the staged kernel for other rows of
-/// mean length <= 16 (one lane per row) and 24-32 (the fewest lanes whose warp's rows fit a
-/// chunk of 256 entries), warps over windows of 256 nonzeros for 16-24 and above 32; small
-/// (cache-resident) ones use vectors of 32 lanes. Regular op = T / H: large matrices with rows
-/// of 3-64 entries use the staged kernel (lanes per row: the fewest whose warp's rows fit a
-/// chunk of 256 entries), others scatter with vectors of about the mean length (rounded down).
+/// large matrices). Regular op = N: large matrices (streamed from memory) use one row per
+/// thread (two rows each, loads in chunks of 4) for short even rows (mean <= 8, standard
+/// deviation <= mean / 4 + 1), the staged kernel for other rows of mean length <= 64 (entries
+/// staged, one lane per row, up to 16; products staged above: one lane per row up to 32, then
+/// the fewest lanes whose warp's rows take at most 384 entries), warps over windows of 256
+/// nonzeros above 64; small (cache-resident) ones use vectors of 32 lanes. Regular op = T / H:
+/// large matrices with rows of 3-64 entries use the staged kernel with entries staged (lanes
+/// per row: the fewest whose warp's rows fit a chunk of 256 entries), others scatter with
+/// vectors of about the mean length (rounded down).
 /// CPU backends use one row per thread in chunks of rows, dynamically scheduled for irregular
 /// rows.
 /// Throws std::invalid_argument for out-of-range explicit values. O(1).
@@ -150,21 +158,18 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
         p.variant = CsrSpmvVariant::thread;
         if (p.rows_per_thread == 0) p.rows_per_thread = 2;
         if (p.entries_per_lane == 0) p.entries_per_lane = 4;
-      } else if (s.mean > 16.0 && s.mean <= 24.0) {
-        // rows of 17-24 entries: warps over windows of 256 nonzeros, loads in chunks of 8, 4
-        // warps per team (full band of 17 per row: H200 0.1640 ms against 0.1871 staged with 4
-        // lanes per row, the best variant 0.1618; H100 0.1932 against 0.1977 staged). The
-        // 27-point stencil (27 per row) keeps the staged kernel (H200 0.1470 against 0.1703).
-        p.variant = CsrSpmvVariant::warp;
-        if (p.entries_per_lane == 0) p.entries_per_lane = 8;
-        if (p.team_size == 0) p.team_size = 4;
-      } else if (s.mean <= 32.0) {
+      } else if (s.mean <= 64.0) {
+        // the staged kernel: up to 16 entries per row one lane per row with the entries
+        // staged; longer rows (measured 17, 27, 45) with the products staged (H200 runs F2 /
+        // F3 against cuSPARSE CSR ALG1: full band of 17 per row 1.13x, 27-point 1.18-1.20x,
+        // bcsstk38 x 64 1.06-1.09x, where warps over windows of 256 nonzeros gave 0.99 /
+        // 0.94 / 1.02x and entries staged 0.90 / 1.10 / 0.87x)
         p.variant = CsrSpmvVariant::staged;
         if (p.vector_length == 0 && s.mean <= 16.0) p.vector_length = 1;
       } else {
-        // FEM-like rows of 32+ entries: warps over windows of 256 nonzeros (H100, with the L1
-        // carveout of spk's Kokkos build: bcsstk38 x 64 0.115 ms against 0.129 in windows of
-        // 2048 per team)
+        // rows of 64+ entries: warps over windows of 256 nonzeros (H100, with the L1 carveout
+        // of spk's Kokkos build: bcsstk38 x 64, 45 per row, 0.115 ms against 0.129 in windows
+        // of 2048 per team; the staged products took over up to 64 per row)
         p.variant = CsrSpmvVariant::warp;
         if (p.entries_per_lane == 0) p.entries_per_lane = 8;
         if (p.team_size == 0) p.team_size = 4;
@@ -197,6 +202,8 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   check(p.threads_per_team >= 0 && p.threads_per_team <= 1024, "threads_per_team",
         p.threads_per_team);
   check(p.league_size >= 0, "league_size", p.league_size);
+  check(p.stage_products >= -1 && p.stage_products <= 1,
+        "stage_products (-1 entries, 0 choose, 1 products)", p.stage_products);
   if (p.variant == CsrSpmvVariant::thread)
     check(p.entries_per_lane == 0 || p.entries_per_lane == 4 || p.entries_per_lane == 8,
           "entries_per_lane (thread variant: 0, 4 or 8)", p.entries_per_lane);
@@ -217,11 +224,26 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
 
   if (p.variant == CsrSpmvVariant::staged) {
     if (p.entries_per_lane == 0) p.entries_per_lane = 8;
+    // products for op = N on rows of more than 16 entries (one lane per row staging entries
+    // won up to 16: the random band of 16 per row 1.31x against 1.14x with products, F2);
+    // op = T / H scatter each entry times its row's x, so they stage entries
+    if (mode != Mode::N)
+      p.stage_products = -1;
+    else if (p.stage_products == 0)
+      p.stage_products = s.mean > 16.0 ? 1 : -1;
     if (p.vector_length == 0) {
-      // the fewest lanes per row whose warp's rows fit one chunk of 256 entries with the room
-      // its alignment to 32 entries takes
       int v = 1;
-      while (v < 32 && (32.0 / v) * s.mean > 224.0) v *= 2;
+      if (p.stage_products == 1) {
+        // products: one lane per row up to 32 entries (27-point: 1.20x against 1.19x with two
+        // lanes, 1.16x with four), above that the fewest lanes whose warp's rows take at most
+        // 384 entries (bcsstk38 x 64, 45 per row: four lanes 1.06-1.09x, two 1.03-1.08x)
+        if (s.mean > 32.0)
+          while (v < 32 && (32.0 / v) * s.mean > 384.0) v *= 2;
+      } else {
+        // entries: the fewest lanes per row whose warp's rows fit one chunk of 256 entries
+        // with the room its alignment to 32 entries takes
+        while (v < 32 && (32.0 / v) * s.mean > 224.0) v *= 2;
+      }
       p.vector_length = gpu ? v : 1;
     }
     if (p.team_size == 0) p.team_size = gpu ? 4 : 1;  // warps per team

@@ -19,8 +19,19 @@
 // same bank for every lane without it) spread over the banks. For op = T / H a row's lanes
 // scatter their products into y with atomics.
 //
+// Products staged (op = N, CsrSpmvParams::stage_products = 1; the default for rows of more than
+// 16 entries): the lanes multiply each loaded entry by x at once (x read in entry order, which
+// on banded and stencil rows is a few lines per load) and stage only the products, one slot per
+// entry; a row's lanes then add slots, with no index or x reads and half the shared memory of
+// staged entries. Slot positions are unsigned and the swizzle is a compile-time choice so that
+// the adding loop is a load and an add per slot (run F1's first version spent ~11 instructions
+// per slot on signed divisions: docs/perf/2026-11-29-h200-ncu-products.txt). With one lane
+// per row and an even mean length the product slots are swizzled within each 128-byte row of
+// banks.
+//
 // Rows much longer than 32 * K / (32 / V) make a warp take several chunks with few lanes busy;
-// the default heuristic uses the kernel for regular, short rows only (csr_spmv_params.hpp).
+// the default heuristic uses the kernel for regular rows of up to 64 entries
+// (csr_spmv_params.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -39,7 +50,7 @@
 namespace spk {
 namespace impl {
 
-template <class Matrix, class XView, class YView, int K, bool Trans>
+template <class Matrix, class XView, class YView, int K, bool Trans, bool Products = false>
 struct CsrStagedSpmv {
   using S = typename Matrix::value_type;
   using O = typename Matrix::ordinal_type;
@@ -67,19 +78,121 @@ struct CsrStagedSpmv {
   O nrows;
   int vector;    // lanes per row V, a power of two <= lanes
   bool swizzle;  // permute the slots (rows of an even length, one lane each)
+  int vector_shift;  // log2(vector)
 
   static std::size_t scratch_bytes(int warps) {
     const std::size_t n = std::size_t(warps) * std::size_t(chunk);
-    return values_scratch::shmem_size(n) + index_scratch::shmem_size(n);
+    return Products ? values_scratch::shmem_size(n)
+                    : values_scratch::shmem_size(n) + index_scratch::shmem_size(n);
   }
 
+  /// Slots of one 128-byte row of shared-memory banks: the block the swizzle permutes within.
+  static constexpr int bank_row =
+      Products ? (sizeof(S) >= 128 ? 1 : int(128 / sizeof(S))) : lanes;
+
   /// The slot of chunk position q: with swizzle, q with its low bits flipped by its block of
-  /// 32 (a permutation within each block; the identity on CPU backends, where lanes == 1).
+  /// bank_row (a permutation within each block; the identity on CPU backends, where lanes == 1).
   KOKKOS_INLINE_FUNCTION int slot(int q) const {
-    return swizzle ? q ^ ((q / lanes) & (lanes - 1)) : q;
+    return swizzle ? q ^ ((q / bank_row) & (bank_row - 1)) : q;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    if (Products)
+      run_products(team);
+    else
+      run_entries(team);
+  }
+
+  /// op = N, products staged: a warp loads a chunk of its rows' entries coalesced, multiplies
+  /// them by x at once and stages the products only (one slot per entry); each row's lanes then
+  /// add their products from shared memory (no x reads, no index reads in that phase).
+  KOKKOS_INLINE_FUNCTION void run_products(const member& team) const {
+    if (swizzle)
+      run_products_impl<true>(team);
+    else
+      run_products_impl<false>(team);
+  }
+
+  /// The products' slot of chunk position q (Swizzle: q with its low bits flipped by its
+  /// bank row; positions are unsigned so that the compiler shifts instead of dividing).
+  template <bool Swizzle>
+  KOKKOS_INLINE_FUNCTION static unsigned product_slot(unsigned q) {
+    constexpr unsigned b = unsigned(bank_row);
+    if (Swizzle && b > 1) return q ^ ((q / b) & (b - 1));
+    return q;
+  }
+
+  template <bool Swizzle>
+  KOKKOS_INLINE_FUNCTION void run_products_impl(const member& team) const {
+    const int lane = warp::lane();
+    const int rows_per_warp = lanes >> vector_shift;
+    const std::int64_t w =
+        std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
+    const std::int64_t first = w * rows_per_warp;
+    if (first >= std::int64_t(nrows)) return;  // the same for every lane of the warp
+    const O r0 = O(first);
+    const O rend = r0 + O(rows_per_warp) < nrows ? O(r0 + rows_per_warp) : nrows;
+    const O r = O(r0 + (lane >> vector_shift));
+    const unsigned j = unsigned(lane) & unsigned(vector - 1);
+    const bool owns = r < rend;
+    const F eb = row_map(r0), ee = row_map(rend);
+    const F rb = owns ? row_map(r) : ee, re = owns ? row_map(r + 1) : ee;
+
+    values_scratch all_p(team.team_scratch(0), std::size_t(team.team_size()) * chunk);
+    S* const sp = all_p.data() + std::size_t(team.team_rank()) * chunk;
+
+    S acc0 = traits::zero(), acc1 = traits::zero(), acc2 = traits::zero(),
+      acc3 = traits::zero();
+    const unsigned step = unsigned(vector);
+    // chunks start at multiples of 32 entries; a lane's positions within a chunk are unsigned
+    F cb = eb - (eb & F(lanes - 1));
+    F next = rb + F(j);  // the lane's next entry
+    for (; cb < ee; cb += F(chunk)) {
+      const O* const cp = col_idx.data() + cb + lane;
+      const S* const vp = values.data() + cb + lane;
+      // position lane + i * lanes of the chunk holds an entry of this warp's rows when
+      // (lane + i * lanes - lo) < span, unsigned
+      const unsigned lo = unsigned(eb > cb ? eb - cb : F(0));
+      const F rest = ee - cb;
+      const unsigned span = unsigned(rest < F(chunk) ? rest : F(chunk)) - lo;
+      O lc[K];
+      S lv[K];
+      for (int i = 0; i < K; ++i) {
+        const bool in = unsigned(lane + i * lanes) - lo < span;
+        lc[i] = in ? stream_load(cp + i * lanes) : O(0);
+        lv[i] = in ? stream_load(vp + i * lanes) : traits::zero();
+      }
+      for (int i = 0; i < K; ++i) {
+        if (unsigned(lane + i * lanes) - lo < span) lv[i] *= x(lc[i]);
+      }
+      for (int i = 0; i < K; ++i) sp[product_slot<Swizzle>(unsigned(lane + i * lanes))] = lv[i];
+      warp::sync();
+      const F lim = re < ce_of(cb, ee) ? re : ce_of(cb, ee);
+      if (next < lim) {
+        unsigned q = unsigned(next - cb);
+        const unsigned qe = unsigned(lim - cb);
+        for (; q + 3 * step < qe; q += 4 * step) {
+          acc0 += sp[product_slot<Swizzle>(q)];
+          acc1 += sp[product_slot<Swizzle>(q + step)];
+          acc2 += sp[product_slot<Swizzle>(q + 2 * step)];
+          acc3 += sp[product_slot<Swizzle>(q + 3 * step)];
+        }
+        for (; q < qe; q += step) acc0 += sp[product_slot<Swizzle>(q)];
+        next = cb + F(q);  // the first of the lane's positions at or past lim
+      }
+      warp::sync();  // the next chunk overwrites the slots
+    }
+    S sum = (acc0 + acc1) + (acc2 + acc3);
+    for (int d = vector / 2; d > 0; d /= 2) sum += warp::shfl(sum, lane ^ d);
+    if (owns && j == 0) y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
+  }
+
+  /// The end of the chunk that starts at cb.
+  KOKKOS_INLINE_FUNCTION static F ce_of(F cb, F ee) {
+    return cb + F(chunk) < ee ? cb + F(chunk) : ee;
+  }
+
+  KOKKOS_INLINE_FUNCTION void run_entries(const member& team) const {
     const int lane = warp::lane();
     const int rows_per_warp = lanes / vector;
     const std::int64_t w =
@@ -157,13 +270,13 @@ struct CsrStagedSpmv {
   }
 };
 
-template <int K, bool Trans, class Matrix, class XView, class YView>
+template <int K, bool Trans, bool Products, class Matrix, class XView, class YView>
 void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
                             const Matrix& a, const XView& x, typename Matrix::value_type beta,
                             const YView& y) {
   using S = typename Matrix::value_type;
   using exec = typename Matrix::execution_space;
-  using functor = CsrStagedSpmv<Matrix, XView, YView, K, Trans>;
+  using functor = CsrStagedSpmv<Matrix, XView, YView, K, Trans, Products>;
   const int lanes = functor::lanes;
   const int vector = p.vector_length < lanes ? p.vector_length : lanes;
   const int warps = is_gpu_space<exec>() ? p.team_size : 1;
@@ -172,6 +285,8 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
   // in conflicts on odd lengths
   const double mean = row_stats(a).mean;
   const bool swizzle = vector == 1 && std::llround(mean) % 2 == 0;
+  int vector_shift = 0;
+  while ((1 << vector_shift) < vector) ++vector_shift;
   functor f{a.row_map(),
             a.col_idx(),
             a.values(),
@@ -183,7 +298,8 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
             mode == Mode::H,
             a.nrows(),
             vector,
-            swizzle};
+            swizzle,
+            vector_shift};
   const std::int64_t rows_per_warp = lanes / vector;
   const std::int64_t nwarps = (std::int64_t(a.nrows()) + rows_per_warp - 1) / rows_per_warp;
   const std::int64_t league = (nwarps + warps - 1) / warps;
@@ -203,15 +319,15 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
                        policy.set_scratch_size(0, Kokkos::PerTeam(bytes)), f);
 }
 
-template <bool Trans, class Matrix, class XView, class YView>
+template <bool Trans, bool Products, class Matrix, class XView, class YView>
 void csr_spmv_staged_k(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
                        const Matrix& a, const XView& x, typename Matrix::value_type beta,
                        const YView& y) {
   switch (p.entries_per_lane) {
-    case 4: csr_spmv_staged_launch<4, Trans>(p, mode, alpha, a, x, beta, y); break;
-    case 16: csr_spmv_staged_launch<16, Trans>(p, mode, alpha, a, x, beta, y); break;
-    case 32: csr_spmv_staged_launch<32, Trans>(p, mode, alpha, a, x, beta, y); break;
-    default: csr_spmv_staged_launch<8, Trans>(p, mode, alpha, a, x, beta, y); break;
+    case 4: csr_spmv_staged_launch<4, Trans, Products>(p, mode, alpha, a, x, beta, y); break;
+    case 16: csr_spmv_staged_launch<16, Trans, Products>(p, mode, alpha, a, x, beta, y); break;
+    case 32: csr_spmv_staged_launch<32, Trans, Products>(p, mode, alpha, a, x, beta, y); break;
+    default: csr_spmv_staged_launch<8, Trans, Products>(p, mode, alpha, a, x, beta, y); break;
   }
 }
 
@@ -239,9 +355,11 @@ void csr_spmv_staged(const CsrSpmvParams& p, Mode mode, typename Matrix::value_t
     return;
   }
   if (trans)
-    csr_spmv_staged_k<true>(p, mode, alpha, a, x, beta, y);
+    csr_spmv_staged_k<true, false>(p, mode, alpha, a, x, beta, y);
+  else if (p.stage_products == 1)
+    csr_spmv_staged_k<false, true>(p, mode, alpha, a, x, beta, y);
   else
-    csr_spmv_staged_k<false>(p, mode, alpha, a, x, beta, y);
+    csr_spmv_staged_k<false, false>(p, mode, alpha, a, x, beta, y);
 }
 
 }  // namespace impl
