@@ -59,6 +59,29 @@ using all_devices = decltype(std::tuple_cat(std::declval<serial_list>(),
 /// The scalar types every kernel is tested with.
 using all_scalars = std::tuple<float, double, Kokkos::complex<float>, Kokkos::complex<double>>;
 
+/// The labels of the parallel_for launches made while a KernelLabels lives (a Kokkos Tools
+/// begin-parallel-for callback): tells a test which kernel ran. One at a time.
+inline std::vector<std::string>* kernel_labels = nullptr;
+inline void record_kernel_label(const char* name, std::uint32_t, std::uint64_t*) {
+  if (kernel_labels != nullptr) kernel_labels->push_back(name);
+}
+struct KernelLabels {
+  std::vector<std::string> labels;
+  KernelLabels() {
+    kernel_labels = &labels;
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(record_kernel_label);
+  }
+  ~KernelLabels() {
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+    kernel_labels = nullptr;
+  }
+  KernelLabels(const KernelLabels&) = delete;
+  KernelLabels& operator=(const KernelLabels&) = delete;
+  bool ran(const std::string& label) const {
+    return std::find(labels.begin(), labels.end(), label) != labels.end();
+  }
+};
+
 /// Calls f.template operator()<T>() ... for each T of a tuple (a loop over types in a test).
 template <class Tuple, class F, std::size_t... I>
 void for_each_type_impl(F&& f, std::index_sequence<I...>) {

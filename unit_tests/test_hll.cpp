@@ -20,12 +20,8 @@ namespace {
 
 using spk_test::RoundTrip;
 
-// The labels of the parallel_for launches made while a KernelLabels lives (Kokkos Tools
-// callback; tells which HLL kernel ran).
-std::vector<std::string>* kernel_labels = nullptr;
-void record_kernel_label(const char* name, std::uint32_t, std::uint64_t*) {
-  if (kernel_labels != nullptr) kernel_labels->push_back(name);
-}
+using spk_test::KernelLabels;  // tells which HLL kernel ran
+
 // a and b agree entry by entry to a few units in the last place of the larger magnitude
 bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size()) return false;
@@ -34,21 +30,6 @@ bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
       return false;
   return true;
 }
-
-struct KernelLabels {
-  std::vector<std::string> labels;
-  KernelLabels() {
-    kernel_labels = &labels;
-    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(record_kernel_label);
-  }
-  ~KernelLabels() {
-    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
-    kernel_labels = nullptr;
-  }
-  bool ran(const std::string& label) const {
-    return std::find(labels.begin(), labels.end(), label) != labels.end();
-  }
-};
 
 template <class Device>
 std::vector<spk::HllSpmvParams> hll_params() {

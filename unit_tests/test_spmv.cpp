@@ -235,6 +235,47 @@ TEST_CASE_TEMPLATE_DEFINE("csr spmv: staged kernel on rows of one length (slot s
 }
 TEST_CASE_TEMPLATE_APPLY(csr_spmv_staged_uniform, spk_test::all_devices);
 
+TEST_CASE_TEMPLATE_DEFINE("csr spmv: staged products or entries, the kernel that runs", Device,
+                          csr_spmv_staged_dispatch) {
+  // stage_products resolves by the mean row length (products above 16, op = N only); the
+  // launch label tells which path ran, and the product is checked either way
+  const auto run = [](const auto& host, spk::Mode mode, int sp) {
+    spk::CsrSpmvParams p;
+    p.variant = spk::CsrSpmvVariant::staged;
+    p.stage_products = sp;
+    spk_test::KernelLabels seen;
+    check_spmv<Device>(host, mode, 0.5, -1.0, 79, p);
+    return seen.ran("spk::csr_spmv_staged_products")   ? 1
+           : seen.ran("spk::csr_spmv_staged")          ? -1
+           : seen.ran("spk::csr_spmv_staged_t")        ? -2
+                                                       : 0;
+  };
+  const auto rows17 = csr_with_row_lengths<double>(std::vector<int>(300, 17), 400, 81);
+  const auto rows7 = csr_with_row_lengths<double>(std::vector<int>(300, 7), 400, 83);
+  CHECK(run(rows17, spk::Mode::N, 0) == 1);
+  CHECK(run(rows7, spk::Mode::N, 0) == -1);
+  CHECK(run(rows7, spk::Mode::N, 1) == 1);
+  CHECK(run(rows17, spk::Mode::N, -1) == -1);
+  CHECK(run(rows17, spk::Mode::T, 1) == -2);  // op = T stages entries
+  // products staged beyond team scratch throw before y is touched (GPUs: 8 warps of 1024
+  // products in double are 64 KiB)
+  if (spk::impl::is_gpu_space<typename Device::execution_space>()) {
+    spk::CsrSpmvParams p;
+    p.variant = spk::CsrSpmvVariant::staged;
+    p.stage_products = 1;
+    p.entries_per_lane = 32;
+    p.team_size = 8;
+    const auto a = spk::copy_to<Device>(rows17);
+    const auto y0 = spk_test::random_vector<double>(300, 5);
+    const auto x = spk_test::to_view<Device>(spk_test::random_vector<double>(400, 4));
+    const auto y = spk_test::to_view<Device>(y0);
+    CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, a, x, 2.0, y, p),
+                         doctest::Contains("staged products need"), std::invalid_argument);
+    CHECK(spk_test::to_vector(y) == y0);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(csr_spmv_staged_dispatch, spk_test::all_devices);
+
 TEST_CASE("csr spmv: alpha and beta convert to the matrix value type") {
   // as with KokkosSparse::spmv, double literals work for a float or complex matrix
   const auto a = spk_test::random_csr<float, int>(20, 20, 3, 1);

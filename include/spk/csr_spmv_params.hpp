@@ -149,8 +149,9 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
     } else if (irregular)
       p.variant = CsrSpmvVariant::balanced;
     else if (gpu && mode == Mode::N && s.nnz >= large_nnz) {
-      // streaming from memory (H100 suite, docs/PERFORMANCE.md): rows of up to 32 entries
-      // staged by warps, one lane per row up to 16 entries; longer rows by nnz windows
+      // streaming from memory (H100 and H200 suites, docs/PERFORMANCE.md): short even rows
+      // one per thread; rows of up to 64 entries staged by warps (entries staged, one lane per
+      // row, up to 16; products above); longer rows by nnz windows
       if (s.mean <= 8.0 && s.stddev <= 0.25 * s.mean + 1.0) {
         // short, even rows (2D / 3D stencils, pdeN): one row per thread, two rows each, loads
         // in chunks of 4 (H200: 2D 5-point 0.1348 ms against 0.1441 staged, 3D 7-point 0.5818
@@ -167,9 +168,10 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
         p.variant = CsrSpmvVariant::staged;
         if (p.vector_length == 0 && s.mean <= 16.0) p.vector_length = 1;
       } else {
-        // rows of 64+ entries: warps over windows of 256 nonzeros (H100, with the L1 carveout
-        // of spk's Kokkos build: bcsstk38 x 64, 45 per row, 0.115 ms against 0.129 in windows
-        // of 2048 per team; the staged products took over up to 64 per row)
+        // rows of 64+ entries: warps over windows of 256 nonzeros (chosen on bcsstk38 x 64, 45
+        // per row, before the products were staged: H100 0.115 ms against 0.129 in windows of
+        // 2048 per team; no regular matrix of 46-64 or 64+ entries per row has been measured
+        // since, so the cut at 64 is an extrapolation)
         p.variant = CsrSpmvVariant::warp;
         if (p.entries_per_lane == 0) p.entries_per_lane = 8;
         if (p.team_size == 0) p.team_size = 4;

@@ -22,8 +22,9 @@
 // Products staged (op = N, CsrSpmvParams::stage_products = 1; the default for rows of more than
 // 16 entries): the lanes multiply each loaded entry by x at once (x read in entry order, which
 // on banded and stencil rows is a few lines per load) and stage only the products, one slot per
-// entry; a row's lanes then add slots, with no index or x reads and half the shared memory of
-// staged entries. Slot positions are unsigned and the swizzle is a compile-time choice so that
+// entry; a row's lanes then add slots, with no index or x reads and less shared memory than
+// staged entries (8 bytes a slot instead of 12 in double with 32-bit indices). Slot
+// positions are unsigned and the swizzle is a compile-time choice so that
 // the adding loop is a load and an add per slot (run F1's first version spent ~11 instructions
 // per slot on signed divisions: docs/perf/2026-11-29-h200-ncu-products.txt). With one lane
 // per row and an even mean length the product slots are swizzled within each 128-byte row of
@@ -86,9 +87,10 @@ struct CsrStagedSpmv {
                     : values_scratch::shmem_size(n) + index_scratch::shmem_size(n);
   }
 
-  /// Slots of one 128-byte row of shared-memory banks: the block the swizzle permutes within.
+  /// Slots of one 128-byte row of shared-memory banks: the block the swizzle permutes within
+  /// (1 on CPU backends, where lanes == 1: no banks, no permutation).
   static constexpr int bank_row =
-      Products ? (sizeof(S) >= 128 ? 1 : int(128 / sizeof(S))) : lanes;
+      Products && lanes > 1 ? (sizeof(S) >= 128 ? 1 : int(128 / sizeof(S))) : lanes;
 
   /// The slot of chunk position q: with swizzle, q with its low bits flipped by its block of
   /// bank_row (a permutation within each block; the identity on CPU backends, where lanes == 1).
@@ -97,7 +99,7 @@ struct CsrStagedSpmv {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
-    if (Products)
+    if constexpr (Products)
       run_products(team);
     else
       run_entries(team);
@@ -308,14 +310,17 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
   // slot access a generic one: 7-21% slower on the H100, run 13)
   const std::size_t bytes = functor::scratch_bytes(warps);
   require(bytes <= std::size_t(policy.scratch_size_max(0)), "spk::spmv", "staged kernel: ",
-          warps, " warps of ", functor::chunk, " staged entries need ", bytes,
+          warps, " warps of ", functor::chunk,
+          Products ? " staged products need " : " staged entries need ", bytes,
           " bytes of team scratch, more than the maximum ", policy.scratch_size_max(0),
           " (lower team_size or entries_per_lane)");
   check_team_size(policy, f, warps, lanes);
   // y = beta y only after every check, so that a refused call leaves y as it was
   if (Trans) scale_vector(exec(), beta, y);
   if (a.nrows() == 0) return;
-  Kokkos::parallel_for(Trans ? "spk::csr_spmv_staged_t" : "spk::csr_spmv_staged",
+  Kokkos::parallel_for(Trans      ? "spk::csr_spmv_staged_t"
+                       : Products ? "spk::csr_spmv_staged_products"
+                                  : "spk::csr_spmv_staged",
                        policy.set_scratch_size(0, Kokkos::PerTeam(bytes)), f);
 }
 
