@@ -376,7 +376,7 @@ std::vector<std::pair<std::string, spk::CsrSpmvParams>> csr_schedules(const Matr
   // around it, chunks of 128 to 512 entries (op = T / H: the default only; entries staged,
   // scattered with atomics)
   const bool sweep = gpu && mode == spk::Mode::N;
-  for (int sp : sweep ? std::vector<int>{-1, 1} : std::vector<int>{0}) {
+  for (int sp : sweep ? std::vector<int>{-1, 1, 2} : std::vector<int>{0}) {
     for (int v : sweep ? std::vector<int>{0, 1, 2, 4, 8} : std::vector<int>{0}) {
       for (int k : sweep ? std::vector<int>{4, 8, 16} : std::vector<int>{8}) {
         p = {};

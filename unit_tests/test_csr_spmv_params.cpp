@@ -41,8 +41,9 @@ TEST_CASE("csr spmv params: the staged kernel's lanes per row fit a warp's rows 
   // products staged (chosen above 16 per row): one lane per row up to 32 per row, then the
   // fewest lanes whose warp's rows take at most 384 entries (45: 4; 64: 8; 300: a warp)
   p = spk::choose_csr_spmv_params(stats(2'000'000, 16.5, 0.5, 17), true, staged);
-  CHECK(p.stage_products == 1);
-  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
+  CHECK(p.stage_products == 2);
+  CHECK(p.entries_per_lane == 4);
+  CHECK(spk::describe(p) == "staged-v1-k4-t4-pf");
   CHECK(spk::choose_csr_spmv_params(stats(1'300'000, 32.0, 1.0, 32), true, staged)
             .vector_length == 1);
   CHECK(spk::choose_csr_spmv_params(stats(500'000, 45.0, 9.0, 90), true, staged)
@@ -62,11 +63,29 @@ TEST_CASE("csr spmv params: the staged kernel's lanes per row fit a warp's rows 
               .stage_products == -1);
   }
   // out of range
-  products.stage_products = 2;
-  CHECK_THROWS_WITH_AS(
-      spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true, products),
-      doctest::Contains("stage_products (-1 entries, 0 choose, 1 products) = 2 is out of range"),
-      std::invalid_argument);
+  // loading ahead asked for: kept with its chunk size, chunks of 128 when none is given; op =
+  // T / H stage entries (chunks of 256)
+  spk::CsrSpmvParams ahead = staged;
+  ahead.stage_products = 2;
+  CHECK(spk::describe(spk::choose_csr_spmv_params(stats(20'000'000, 7.0, 0.1, 7), true, ahead)) ==
+        "staged-v1-k4-t4-pf");
+  ahead.entries_per_lane = 16;
+  CHECK(spk::describe(spk::choose_csr_spmv_params(stats(500'000, 45.0, 9.0, 90), true, ahead)) ==
+        "staged-v4-k16-t4-pf");
+  ahead.entries_per_lane = 0;
+  CHECK(spk::describe(spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true, ahead,
+                                                  spk::Mode::T)) == "staged-v4-k8-t4");
+  // out of range
+  for (int bad : {3, -2}) {
+    products.stage_products = bad;
+    const std::string msg =
+        "stage_products (-1 entries, 0 choose, 1 products, 2 products with the next chunk "
+        "loaded ahead) = " +
+        std::to_string(bad) + " is out of range";
+    CHECK_THROWS_WITH_AS(
+        spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true, products),
+        doctest::Contains(msg.c_str()), std::invalid_argument);
+  }
   // CPU: one lane, one warp per team
   p = spk::choose_csr_spmv_params(stats(20'000'000, 7.0, 0.1, 7), false, staged);
   CHECK(p.vector_length == 1);
@@ -88,25 +107,26 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
     const auto q = spk::choose_csr_spmv_params(st, true);
     CHECK(spk::describe(q) == "staged-v1-k8-t4");
   }
-  // more than 16 per row up to 64: products staged, one lane per row up to 32 (full band of
-  // 17, 24, 27-point stencil, 32), four lanes for 33-48 per row (bcsstk38 x 64: 45), eight up
-  // to 64; above 64 warps over windows of 8 entries per lane, 4 warps per team
+  // more than 16 per row up to 64: products staged in chunks of 128 with the next one loaded
+  // ahead, one lane per row up to 32 (full band of 17, 24, 27-point stencil, 32), four lanes
+  // for 33-48 per row (bcsstk38 x 64: 45), eight up to 64; above 64 warps over windows of 8
+  // entries per lane, 4 warps per team
   auto p = spk::choose_csr_spmv_params(stats(2'000'000, 17.0, 0.0, 17), true);
-  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
+  CHECK(spk::describe(p) == "staged-v1-k4-t4-pf");
   p = spk::choose_csr_spmv_params(stats(2'000'000, 16.5, 0.5, 17), true);
-  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
+  CHECK(spk::describe(p) == "staged-v1-k4-t4-pf");
   p = spk::choose_csr_spmv_params(stats(2'000'000, 24.0, 2.0, 26), true);
-  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
+  CHECK(spk::describe(p) == "staged-v1-k4-t4-pf");
   p = spk::choose_csr_spmv_params(stats(1'300'000, 27.0, 1.0, 27), true);
-  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
+  CHECK(spk::describe(p) == "staged-v1-k4-t4-pf");
   p = spk::choose_csr_spmv_params(stats(1'300'000, 32.0, 1.0, 32), true);
-  CHECK(spk::describe(p) == "staged-v1-k8-t4-p");
+  CHECK(spk::describe(p) == "staged-v1-k4-t4-pf");
   p = spk::choose_csr_spmv_params(stats(500'000, 44.0, 10.0, 90), true);
-  CHECK(spk::describe(p) == "staged-v4-k8-t4-p");
+  CHECK(spk::describe(p) == "staged-v4-k4-t4-pf");
   p = spk::choose_csr_spmv_params(stats(1'000'000, 40.0, 1.0, 40), true);
-  CHECK(spk::describe(p) == "staged-v4-k8-t4-p");
+  CHECK(spk::describe(p) == "staged-v4-k4-t4-pf");
   p = spk::choose_csr_spmv_params(stats(500'000, 64.0, 3.0, 70), true);
-  CHECK(spk::describe(p) == "staged-v8-k8-t4-p");
+  CHECK(spk::describe(p) == "staged-v8-k4-t4-pf");
   p = spk::choose_csr_spmv_params(stats(500'000, 64.5, 3.0, 70), true);
   CHECK(spk::describe(p) == "warp-k8-t4");
   // the rules apply to op = N on GPUs only: CPU backends keep one row per thread
@@ -164,7 +184,7 @@ TEST_CASE("csr spmv params: GPU choices follow the row statistics") {
   CHECK(spk::describe(spk::choose_csr_spmv_params(stats(4'000'000, 6.4, 400.0, 400'000), true,
                                                    given, spk::Mode::T)) == "warp-k8-t8");
   CHECK(spk::describe(spk::choose_csr_spmv_params(stats(2'000'000, 17.0, 0.0, 17), true, given)) ==
-        "staged-v1-k8-t8-p");
+        "staged-v1-k8-t8-pf");
   CHECK(spk::describe(spk::choose_csr_spmv_params(stats(500'000, 80.0, 3.0, 90), true, given)) ==
         "warp-k8-t8");
   // transposed, regular and small (cache-resident): vectors of the mean length rounded down

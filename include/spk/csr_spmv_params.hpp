@@ -58,8 +58,11 @@ struct CsrSpmvParams {
   int stage_products = 0;   ///< staged variant: 1 stages the products values * x (op = N; a
                             ///< warp multiplies as it loads, rows then add one slot per entry),
                             ///< -1 the entries (column and value; rows multiply as they add);
-                            ///< 0 chooses: products for op = N with rows of more than 16
-                            ///< entries on average. op = T / H always stage entries.
+                            ///< 2 stages products and loads the next chunk's entries before
+                            ///< this chunk's x reads and adds (a second set of registers;
+                            ///< entries_per_lane 0 then means 4); 0 chooses: 2 for op = N
+                            ///< with rows of more than 16 entries on average, else -1.
+                            ///< op = T / H always stage entries.
 };
 
 /// Row-length statistics of a CSR matrix (computed on the device, once per matrix).
@@ -96,7 +99,8 @@ inline std::string describe(const CsrSpmvParams& p) {
     return s + "-k" + std::to_string(p.entries_per_lane) + "-t" + std::to_string(p.team_size);
   if (p.variant == CsrSpmvVariant::staged)
     return s + "-v" + std::to_string(p.vector_length) + "-k" + std::to_string(p.entries_per_lane) +
-           "-t" + std::to_string(p.team_size) + (p.stage_products == 1 ? "-p" : "");
+           "-t" + std::to_string(p.team_size) +
+           (p.stage_products == 1 ? "-p" : p.stage_products == 2 ? "-pf" : "");
   if (p.variant == CsrSpmvVariant::vector) s += "-v" + std::to_string(p.vector_length);
   s += "-t" + std::to_string(p.team_size) + "-r" + std::to_string(p.rows_per_thread) + "-" +
        to_string(p.schedule);
@@ -125,8 +129,9 @@ constexpr std::int64_t huge_nnz = 64 << 20;
 /// large matrices). Regular op = N: large matrices (streamed from memory) use one row per
 /// thread (two rows each, loads in chunks of 4) for short even rows (mean <= 8, standard
 /// deviation <= mean / 4 + 1), the staged kernel for other rows of mean length <= 64 (entries
-/// staged, one lane per row, up to 16; products staged above: one lane per row up to 32, then
-/// the fewest lanes whose warp's rows take at most 384 entries), warps over windows of 256
+/// staged, one lane per row, up to 16; products staged above, chunks of 128 with the next one
+/// loaded ahead: one lane per row up to 32, then the fewest lanes whose warp's rows take at
+/// most 384 entries), warps over windows of 256
 /// nonzeros above 64; small (cache-resident) ones use vectors of 32 lanes. Regular op = T / H:
 /// large matrices with rows of 3-64 entries use the staged kernel with entries staged (lanes
 /// per row: the fewest whose warp's rows fit a chunk of 256 entries), others scatter with
@@ -161,10 +166,10 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
         if (p.entries_per_lane == 0) p.entries_per_lane = 4;
       } else if (s.mean <= 64.0) {
         // the staged kernel: up to 16 entries per row one lane per row with the entries
-        // staged; longer rows (measured 17, 27, 45) with the products staged (H200 runs F2 /
-        // F3 against cuSPARSE CSR ALG1: full band of 17 per row 1.13x, 27-point 1.18-1.20x,
-        // bcsstk38 x 64 1.06-1.09x, where warps over windows of 256 nonzeros gave 0.99 /
-        // 0.94 / 1.02x and entries staged 0.90 / 1.10 / 0.87x)
+        // staged; longer rows (measured 17, 27, 45) with the products staged and the next
+        // chunk loaded ahead (H200 run J1 against cuSPARSE CSR ALG1: full band of 17 per row
+        // 1.20x, 27-point 1.22x, bcsstk38 x 64 1.16x, where warps over windows of 256 nonzeros
+        // gave 0.99 / 0.94 / 1.02x in runs F2 / F3 and entries staged 0.90 / 1.10 / 0.87x)
         p.variant = CsrSpmvVariant::staged;
         if (p.vector_length == 0 && s.mean <= 16.0) p.vector_length = 1;
       } else {
@@ -204,8 +209,10 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   check(p.threads_per_team >= 0 && p.threads_per_team <= 1024, "threads_per_team",
         p.threads_per_team);
   check(p.league_size >= 0, "league_size", p.league_size);
-  check(p.stage_products >= -1 && p.stage_products <= 1,
-        "stage_products (-1 entries, 0 choose, 1 products)", p.stage_products);
+  check(p.stage_products >= -1 && p.stage_products <= 2,
+        "stage_products (-1 entries, 0 choose, 1 products, 2 products with the next chunk "
+        "loaded ahead)",
+        p.stage_products);
   if (p.variant == CsrSpmvVariant::thread)
     check(p.entries_per_lane == 0 || p.entries_per_lane == 4 || p.entries_per_lane == 8,
           "entries_per_lane (thread variant: 0, 4 or 8)", p.entries_per_lane);
@@ -225,17 +232,21 @@ inline CsrSpmvParams choose_csr_spmv_params(const CsrRowStats& s, bool gpu,
   }
 
   if (p.variant == CsrSpmvVariant::staged) {
-    if (p.entries_per_lane == 0) p.entries_per_lane = 8;
     // products for op = N on rows of more than 16 entries (one lane per row staging entries
-    // won up to 16: the random band of 16 per row 1.31x against 1.14x with products, F2);
-    // op = T / H scatter each entry times its row's x, so they stage entries
+    // won up to 16: the random band of 16 per row 1.31x against 1.14x with products, F2),
+    // with the next chunk loaded ahead in chunks of 128 (H200 run J1 against cuSPARSE CSR
+    // ALG1: full band 1.20x, 27-point 1.22x, bcsstk38 x 64 1.16x, where chunks of 256 without
+    // loading ahead gave 1.11 / 1.20 / 1.07x; chunks of 256 loaded ahead take 96 registers
+    // and lost: 0.93 / 1.00x); op = T / H scatter each entry times its row's x, so they stage
+    // entries
     if (mode != Mode::N)
       p.stage_products = -1;
     else if (p.stage_products == 0)
-      p.stage_products = s.mean > 16.0 ? 1 : -1;
+      p.stage_products = s.mean > 16.0 ? 2 : -1;
+    if (p.entries_per_lane == 0) p.entries_per_lane = p.stage_products == 2 ? 4 : 8;
     if (p.vector_length == 0) {
       int v = 1;
-      if (p.stage_products == 1) {
+      if (p.stage_products >= 1) {
         // products: one lane per row up to 32 entries (27-point: 1.20x against 1.19x with two
         // lanes, 1.16x with four), above that the fewest lanes whose warp's rows take at most
         // 384 entries (bcsstk38 x 64, 45 per row: four lanes 1.06-1.09x, two 1.03-1.08x)

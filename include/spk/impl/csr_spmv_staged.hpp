@@ -19,16 +19,21 @@
 // same bank for every lane without it) spread over the banks. For op = T / H a row's lanes
 // scatter their products into y with atomics.
 //
-// Products staged (op = N, CsrSpmvParams::stage_products = 1; the default for rows of more than
-// 16 entries): the lanes multiply each loaded entry by x at once (x read in entry order, which
-// on banded and stencil rows is a few lines per load) and stage only the products, one slot per
-// entry; a row's lanes then add slots, with no index or x reads and less shared memory than
-// staged entries (8 bytes a slot instead of 12 in double with 32-bit indices). Slot
-// positions are unsigned and the swizzle is a compile-time choice so that
-// the adding loop is a load and an add per slot (run F1's first version spent ~11 instructions
-// per slot on signed divisions: docs/perf/2026-11-29-h200-ncu-products.txt). With one lane
-// per row and an even mean length the product slots are swizzled within each 128-byte row of
-// banks.
+// Products staged (op = N, CsrSpmvParams::stage_products = 1 or 2): the lanes multiply each
+// loaded entry by x at once (x read in entry order, which on banded and stencil rows is a few
+// lines per load) and stage only the products, one slot per entry; a row's lanes then add
+// slots, with no index or x reads and less shared memory than staged entries (8 bytes a slot
+// instead of 12 in double with 32-bit indices). Slot positions are unsigned and the swizzle is
+// a compile-time choice so that the adding loop is a load and an add per slot (run F1's first
+// version spent ~11 instructions per slot on signed divisions:
+// docs/perf/2026-11-29-h200-ncu-products.txt). With one lane per row and an even mean length
+// the product slots are swizzled within each 128-byte row of banks.
+//
+// Loading ahead (stage_products = 2, the default for rows of more than 16 entries, in chunks of
+// 128): a warp issues the next chunk's index and value loads before this chunk's x reads,
+// stores and adds, so its entry loads stay in flight through every phase (products without it
+// are latency-bound: 46% occupancy, DRAM 70% busy on the full band; with it and chunks of 128,
+// the same 64 registers and DRAM 76% busy). Chunks of 256 loaded ahead take 96 registers.
 //
 // Rows much longer than 32 * K / (32 / V) make a warp take several chunks with few lanes busy;
 // the default heuristic uses the kernel for regular rows of up to 64 entries
@@ -51,7 +56,8 @@
 namespace spk {
 namespace impl {
 
-template <class Matrix, class XView, class YView, int K, bool Trans, bool Products = false>
+template <class Matrix, class XView, class YView, int K, bool Trans, bool Products = false,
+          bool Prefetch = false>
 struct CsrStagedSpmv {
   using S = typename Matrix::value_type;
   using O = typename Matrix::ordinal_type;
@@ -109,7 +115,12 @@ struct CsrStagedSpmv {
   /// them by x at once and stages the products only (one slot per entry); each row's lanes then
   /// add their products from shared memory (no x reads, no index reads in that phase).
   KOKKOS_INLINE_FUNCTION void run_products(const member& team) const {
-    if (swizzle)
+    if constexpr (Prefetch) {
+      if (swizzle)
+        run_products_prefetch<true>(team);
+      else
+        run_products_prefetch<false>(team);
+    } else if (swizzle)
       run_products_impl<true>(team);
     else
       run_products_impl<false>(team);
@@ -183,6 +194,89 @@ struct CsrStagedSpmv {
         next = cb + F(q);  // the first of the lane's positions at or past lim
       }
       warp::sync();  // the next chunk overwrites the slots
+    }
+    S sum = (acc0 + acc1) + (acc2 + acc3);
+    for (int d = vector / 2; d > 0; d /= 2) sum += warp::shfl(sum, lane ^ d);
+    if (owns && j == 0) y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
+  }
+
+  /// run_products_impl with the next chunk's entries loaded before this chunk's x reads and
+  /// adds (stage_products = 2): the warp's entry loads stay in flight while it multiplies and
+  /// adds, at the cost of a second set of K index and value registers per lane.
+  template <bool Swizzle>
+  KOKKOS_INLINE_FUNCTION void run_products_prefetch(const member& team) const {
+    const int lane = warp::lane();
+    const int rows_per_warp = lanes >> vector_shift;
+    const std::int64_t w =
+        std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
+    const std::int64_t first = w * rows_per_warp;
+    if (first >= std::int64_t(nrows)) return;  // the same for every lane of the warp
+    const O r0 = O(first);
+    const O rend = r0 + O(rows_per_warp) < nrows ? O(r0 + rows_per_warp) : nrows;
+    const O r = O(r0 + (lane >> vector_shift));
+    const unsigned j = unsigned(lane) & unsigned(vector - 1);
+    const bool owns = r < rend;
+    const F eb = row_map(r0), ee = row_map(rend);
+    const F rb = owns ? row_map(r) : ee, re = owns ? row_map(r + 1) : ee;
+
+    values_scratch all_p(team.team_scratch(0), std::size_t(team.team_size()) * chunk);
+    S* const sp = all_p.data() + std::size_t(team.team_rank()) * chunk;
+
+    S acc0 = traits::zero(), acc1 = traits::zero(), acc2 = traits::zero(),
+      acc3 = traits::zero();
+    const unsigned step = unsigned(vector);
+    F cb = eb - (eb & F(lanes - 1));
+    F next = rb + F(j);
+    O lc[K];
+    S lv[K];
+    {  // the first chunk: positions lo .. lo + span - 1 are this warp's
+      const unsigned lo = unsigned(eb - cb);
+      const F rest = ee - cb;
+      const unsigned span = unsigned(rest < F(chunk) ? rest : F(chunk)) - lo;
+      for (int i = 0; i < K; ++i) {
+        const bool in = unsigned(lane + i * lanes) - lo < span;
+        lc[i] = in ? stream_load(col_idx.data() + cb + lane + i * lanes) : O(0);
+        lv[i] = in ? stream_load(values.data() + cb + lane + i * lanes) : traits::zero();
+      }
+    }
+    for (; cb < ee; cb += F(chunk)) {
+      const unsigned lo = unsigned(eb > cb ? eb - cb : F(0));
+      const F rest = ee - cb;
+      const unsigned span = unsigned(rest < F(chunk) ? rest : F(chunk)) - lo;
+      // the next chunk (it starts past eb: positions 0 .. nspan - 1), in flight from here on
+      const F nb = cb + F(chunk);
+      const F nrest = ee > nb ? ee - nb : F(0);
+      const unsigned nspan = unsigned(nrest < F(chunk) ? nrest : F(chunk));
+      O nc[K];
+      S nv[K];
+      for (int i = 0; i < K; ++i) {
+        const bool in = unsigned(lane + i * lanes) < nspan;
+        nc[i] = in ? stream_load(col_idx.data() + nb + lane + i * lanes) : O(0);
+        nv[i] = in ? stream_load(values.data() + nb + lane + i * lanes) : traits::zero();
+      }
+      for (int i = 0; i < K; ++i) {
+        if (unsigned(lane + i * lanes) - lo < span) lv[i] *= x(lc[i]);
+      }
+      for (int i = 0; i < K; ++i) sp[product_slot<Swizzle>(unsigned(lane + i * lanes))] = lv[i];
+      warp::sync();
+      const F lim = re < ce_of(cb, ee) ? re : ce_of(cb, ee);
+      if (next < lim) {
+        unsigned q = unsigned(next - cb);
+        const unsigned qe = unsigned(lim - cb);
+        for (; q + 3 * step < qe; q += 4 * step) {
+          acc0 += sp[product_slot<Swizzle>(q)];
+          acc1 += sp[product_slot<Swizzle>(q + step)];
+          acc2 += sp[product_slot<Swizzle>(q + 2 * step)];
+          acc3 += sp[product_slot<Swizzle>(q + 3 * step)];
+        }
+        for (; q < qe; q += step) acc0 += sp[product_slot<Swizzle>(q)];
+        next = cb + F(q);
+      }
+      warp::sync();  // the next chunk overwrites the slots
+      for (int i = 0; i < K; ++i) {
+        lc[i] = nc[i];
+        lv[i] = nv[i];
+      }
     }
     S sum = (acc0 + acc1) + (acc2 + acc3);
     for (int d = vector / 2; d > 0; d /= 2) sum += warp::shfl(sum, lane ^ d);
@@ -272,13 +366,14 @@ struct CsrStagedSpmv {
   }
 };
 
-template <int K, bool Trans, bool Products, class Matrix, class XView, class YView>
+template <int K, bool Trans, bool Products, bool Prefetch, class Matrix, class XView,
+          class YView>
 void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
                             const Matrix& a, const XView& x, typename Matrix::value_type beta,
                             const YView& y) {
   using S = typename Matrix::value_type;
   using exec = typename Matrix::execution_space;
-  using functor = CsrStagedSpmv<Matrix, XView, YView, K, Trans, Products>;
+  using functor = CsrStagedSpmv<Matrix, XView, YView, K, Trans, Products, Prefetch>;
   const int lanes = functor::lanes;
   const int vector = p.vector_length < lanes ? p.vector_length : lanes;
   const int warps = is_gpu_space<exec>() ? p.team_size : 1;
@@ -318,21 +413,30 @@ void csr_spmv_staged_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::
   // y = beta y only after every check, so that a refused call leaves y as it was
   if (Trans) scale_vector(exec(), beta, y);
   if (a.nrows() == 0) return;
-  Kokkos::parallel_for(Trans      ? "spk::csr_spmv_staged_t"
+  Kokkos::parallel_for(Trans       ? "spk::csr_spmv_staged_t"
+                       : Prefetch ? "spk::csr_spmv_staged_products_ahead"
                        : Products ? "spk::csr_spmv_staged_products"
                                   : "spk::csr_spmv_staged",
                        policy.set_scratch_size(0, Kokkos::PerTeam(bytes)), f);
 }
 
-template <bool Trans, bool Products, class Matrix, class XView, class YView>
+template <bool Trans, bool Products, bool Prefetch, class Matrix, class XView, class YView>
 void csr_spmv_staged_k(const CsrSpmvParams& p, Mode mode, typename Matrix::value_type alpha,
                        const Matrix& a, const XView& x, typename Matrix::value_type beta,
                        const YView& y) {
   switch (p.entries_per_lane) {
-    case 4: csr_spmv_staged_launch<4, Trans, Products>(p, mode, alpha, a, x, beta, y); break;
-    case 16: csr_spmv_staged_launch<16, Trans, Products>(p, mode, alpha, a, x, beta, y); break;
-    case 32: csr_spmv_staged_launch<32, Trans, Products>(p, mode, alpha, a, x, beta, y); break;
-    default: csr_spmv_staged_launch<8, Trans, Products>(p, mode, alpha, a, x, beta, y); break;
+    case 4:
+      csr_spmv_staged_launch<4, Trans, Products, Prefetch>(p, mode, alpha, a, x, beta, y);
+      break;
+    case 16:
+      csr_spmv_staged_launch<16, Trans, Products, Prefetch>(p, mode, alpha, a, x, beta, y);
+      break;
+    case 32:
+      csr_spmv_staged_launch<32, Trans, Products, Prefetch>(p, mode, alpha, a, x, beta, y);
+      break;
+    default:
+      csr_spmv_staged_launch<8, Trans, Products, Prefetch>(p, mode, alpha, a, x, beta, y);
+      break;
   }
 }
 
@@ -360,11 +464,13 @@ void csr_spmv_staged(const CsrSpmvParams& p, Mode mode, typename Matrix::value_t
     return;
   }
   if (trans)
-    csr_spmv_staged_k<true, false>(p, mode, alpha, a, x, beta, y);
+    csr_spmv_staged_k<true, false, false>(p, mode, alpha, a, x, beta, y);
+  else if (p.stage_products == 2)
+    csr_spmv_staged_k<false, true, true>(p, mode, alpha, a, x, beta, y);
   else if (p.stage_products == 1)
-    csr_spmv_staged_k<false, true>(p, mode, alpha, a, x, beta, y);
+    csr_spmv_staged_k<false, true, false>(p, mode, alpha, a, x, beta, y);
   else
-    csr_spmv_staged_k<false, false>(p, mode, alpha, a, x, beta, y);
+    csr_spmv_staged_k<false, false, false>(p, mode, alpha, a, x, beta, y);
 }
 
 }  // namespace impl

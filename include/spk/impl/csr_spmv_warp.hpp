@@ -249,7 +249,7 @@ void csr_spmv_warp_launch(const CsrSpmvParams& p, Mode mode, typename Matrix::va
   Kokkos::parallel_for(Trans ? "spk::csr_spmv_warp_t" : "spk::csr_spmv_warp",
                        policy.set_scratch_size(0, Kokkos::PerTeam(functor::scratch_bytes(warps))),
                        f);
-  if (!Trans) window_fixup(a, window, nwindows, carry, head, alpha, beta, y);
+  if (!Trans) window_fixup(a, window, nwindows, f.window_rows, carry, head, alpha, beta, y);
 }
 
 /// Warp kernel: windows of 32 * entries_per_lane nonzeros per warp (see the file comment).
