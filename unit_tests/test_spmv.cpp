@@ -340,7 +340,8 @@ TEST_CASE("csr spmv: wrong vector sizes throw with both sizes") {
 
 TEST_CASE_TEMPLATE_DEFINE("csr spmv on the shared real matrices", Device, csr_spmv_real) {
   // every matrix of the manifest, in double (complex128 for complex files), modes N and T (and
-  // H for complex), with the automatic, vector and balanced schedules
+  // H for complex), with the automatic, vector, balanced and warp schedules and the staged
+  // kernel staging entries, products, and products with the next chunk loaded ahead
   const std::string dir = spk_test::data_dir() + "/matrices/";
   std::ifstream manifest(dir + "MANIFEST.tsv");
   REQUIRE_MESSAGE(manifest.good(), "cannot open " << dir << "MANIFEST.tsv");
