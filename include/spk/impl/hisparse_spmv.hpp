@@ -280,7 +280,7 @@ KOKKOS_INLINE_FUNCTION void leaf_accumulate(const char* pool, int log2d, const W
 /// memory; then it writes its band of y once (y = beta y + alpha buf), or adds it atomically
 /// when the band is split over several chunks. No atomics into y and no separate pass over y
 /// for unsplit bands.
-template <class S, class Device, class XView, class YView, bool Trans, bool Dynamic = false>
+template <class S, class Device, class XView, class YView, bool Trans>
 struct LeafSpmvBand {
   using exec = typename Device::execution_space;
   using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -325,41 +325,32 @@ struct LeafSpmvBand {
     const int warps = gpu ? m.team_size() : 1;
     scratch all(m.team_scratch(0), std::size_t(d) * std::size_t(warps));
     S* buf = all.data() + std::size_t(gpu ? m.team_rank() : 0) * std::size_t(d);
-    // static: the warp's own chunk; Dynamic: its lane 0 takes the next chunk from the device
-    // counter until none is left, then the last warp to finish sets the counters back to zero
-    // for the next launch (a kernel of its own: the static one keeps its registers). One call
-    // site of chunk(), inlined, so the buffer stays a shared-memory pointer
-    if constexpr (!Dynamic) {
+    if (counters.extent(0) == 0) {
       const std::int64_t c = std::int64_t(m.league_rank()) * warps + (gpu ? m.team_rank() : 0);
       if (c < nchunks) chunk(c, tid, d, buf);  // uniform in the warp
-    } else {
-      std::int64_t c = next_chunk(tid);
-      while (c < nchunks) {  // uniform in the warp
-        chunk(c, tid, d, buf);
-        Warp<exec>::sync();  // the next chunk clears the buffer
-        c = next_chunk(tid);
-      }
-      if (tid == 0) {
+      return;
+    }
+    // dynamic: the warp's lane 0 takes the next chunk until none is left; then the last warp
+    // to finish sets the counters back to zero for the next launch
+    while (true) {
+      unsigned long long c = 0;
+      if (tid == 0) c = Kokkos::atomic_fetch_add(&counters(0), 1ull);
+      c = Warp<exec>::shfl(c, 0);
+      if (c >= (unsigned long long)(nchunks)) break;
+      chunk(std::int64_t(c), tid, d, buf);
+    }
+    if (tid == 0) {
+      Kokkos::memory_fence();
+      const unsigned long long done = Kokkos::atomic_fetch_add(&counters(1), 1ull);
+      if (done + 1 == total_warps) {
         Kokkos::memory_fence();
-        const unsigned long long done = Kokkos::atomic_fetch_add(&counters(1), 1ull);
-        if (done + 1 == total_warps) {
-          Kokkos::memory_fence();
-          counters(0) = 0;
-          counters(1) = 0;
-        }
+        counters(0) = 0;
+        counters(1) = 0;
       }
     }
   }
 
-  /// The next chunk from the device counter (lane 0 takes it, the warp shares it).
-  KOKKOS_INLINE_FUNCTION std::int64_t next_chunk(int tid) const {
-    unsigned long long c = 0;
-    if (tid == 0) c = Kokkos::atomic_fetch_add(&counters(0), 1ull);
-    c = Warp<exec>::shfl(c, 0);
-    return c >= (unsigned long long)(nchunks) ? nchunks : std::int64_t(c);
-  }
-
-  KOKKOS_FORCEINLINE_FUNCTION void chunk(std::int64_t c, int tid, int d, S* buf) const {
+  KOKKOS_INLINE_FUNCTION void chunk(std::int64_t c, int tid, int d, S* buf) const {
     for (int i = tid; i < d; i += warp) buf[i] = S(0);
     Warp<exec>::sync();
     const std::int64_t end = chunk_begin(c + 1);
@@ -395,48 +386,9 @@ struct LeafSpmvBand {
         y(base + t) = (beta_zero ? S(0) : beta * y(base + t)) + factor * v;
       }
     }
+    Warp<exec>::sync();  // the next chunk clears the buffer
   }
 };
-
-/// The band launch (Dynamic: a fixed set of warps takes the chunks from the plan's counter).
-template <bool Trans, bool Dynamic, class S, class Device, class XView, class YView,
-          class Params>
-void leaf_spmv_band_launch(const HiSparseData<Device>& a, const BandPlan<Device>& p, S factor,
-                           S beta, const XView& x, const YView& y, const Params& params) {
-  using exec = typename Device::execution_space;
-  const std::int64_t nout = std::int64_t(y.extent(0));
-  const int d = a.d;
-  const bool beta_zero = beta == S(0);
-  using F = LeafSpmvBand<S, Device, input_vector_t<XView>, YView, Trans, Dynamic>;
-  F f{reinterpret_cast<const char*>(a.pool.data()),
-      a.log2d,
-      p.leaves,
-      p.bins,
-      p.chunk_begin,
-      p.chunk_band,
-      p.chunk_split,
-      p.chunks,
-      x,
-      y,
-      factor,
-      beta,
-      beta_zero,
-      nout};
-  const int warps = F::gpu ? (params.band_warps > 0 ? params.band_warps : 4) : 1;
-  std::int64_t league = (p.chunks + warps - 1) / warps;
-  if constexpr (Dynamic) {
-    // 32 warps per multiprocessor take the chunks in order
-    const std::int64_t fixed =
-        std::int64_t(multiprocessor_count<exec>()) * ((32 + warps - 1) / warps);
-    if (fixed < league) league = fixed;
-    f.counters = p.counters;
-    f.total_warps = (unsigned long long)(league) * (unsigned long long)(warps);
-  }
-  Kokkos::TeamPolicy<exec> policy(int(league), warps, F::warp);
-  policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(d, warps)));
-  Kokkos::parallel_for(Trans ? "spk::hisparse::spmv_t_band" : "spk::hisparse::spmv_band", policy,
-                       f);
-}
 
 /// y = beta y + factor op(A) x by output bands (see LeafSpmvBand): the bands split over several
 /// teams are pre-scaled first (one small launch, only when there are any), then one launch.
@@ -456,10 +408,35 @@ void leaf_spmv_band(const HiSparseData<Device>& a, const BandPlan<Device>& p, S 
           if (row < nout) y(row) = beta_zero ? S(0) : beta * y(row);
         });
   }
-  if (params.band_dynamic && is_gpu_space<exec>())
-    leaf_spmv_band_launch<Trans, true>(a, p, factor, beta, x, y, params);
-  else
-    leaf_spmv_band_launch<Trans, false>(a, p, factor, beta, x, y, params);
+  using F = LeafSpmvBand<S, Device, input_vector_t<XView>, YView, Trans>;
+  F f{reinterpret_cast<const char*>(a.pool.data()),
+      a.log2d,
+      p.leaves,
+      p.bins,
+      p.chunk_begin,
+      p.chunk_band,
+      p.chunk_split,
+      p.chunks,
+      x,
+      y,
+      factor,
+      beta,
+      beta_zero,
+      nout};
+  const int warps = F::gpu ? (params.band_warps > 0 ? params.band_warps : 4) : 1;
+  std::int64_t league = (p.chunks + warps - 1) / warps;
+  if (params.band_dynamic && F::gpu) {
+    // 32 warps per multiprocessor take the chunks in order
+    const std::int64_t fixed =
+        std::int64_t(multiprocessor_count<exec>()) * ((32 + warps - 1) / warps);
+    if (fixed < league) league = fixed;
+    f.counters = p.counters;
+    f.total_warps = (unsigned long long)(league) * (unsigned long long)(warps);
+  }
+  Kokkos::TeamPolicy<exec> policy(int(league), warps, F::warp);
+  policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(d, warps)));
+  Kokkos::parallel_for(Trans ? "spk::hisparse::spmv_t_band" : "spk::hisparse::spmv_band", policy,
+                       f);
 }
 
 /// Runs the leaf kernels of every non-empty leaf bin: y += factor * op(A) * x (op = T when
