@@ -695,21 +695,9 @@ void hisparse_candidates(const Options& o, const Matrix& a, const std::string& c
     traverse.traverse = true;
     per_bin.schedule = spk::HiSparseSchedule::per_bin;
     fused.schedule = spk::HiSparseSchedule::fused;
-    std::vector<spk::HiSparseSpmvParams> params{{}, fused, per_bin, traverse};
-    if (gpu) {
-      // the band launch: warps per team, chunks taken dynamically by a fixed set of warps
-      for (int w : {1, 2, 8, 4}) {
-        for (bool dyn : {false, true}) {
-          spk::HiSparseSpmvParams p;
-          p.band_warps = w;
-          p.band_dynamic = dyn;
-          if (w != 4 || dyn) params.push_back(p);
-        }
-      }
-    }
     add_format_candidates<S>(
         cands, "hisparse", "", case_label, [&] { return spk::HiSparseMatrix<S, int, D>(a); },
-        params, o.mode, x, y);
+        std::vector<spk::HiSparseSpmvParams>{{}, fused, per_bin, traverse}, o.mode, x, y);
     if (gpu) {
       for (int d : {64, 256}) {
         add_format_candidates<S>(

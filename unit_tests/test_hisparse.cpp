@@ -24,16 +24,7 @@ std::vector<spk::HiSparseSpmvParams> hisparse_params() {
   fused.schedule = spk::HiSparseSchedule::fused;
   fused_traverse = fused;
   fused_traverse.traverse = true;
-  // the band launch with one warp per team, and with chunks taken from the device counter by
-  // a fixed set of warps (on GPUs; CPU backends run one lane per team either way): repeated
-  // products on the same plan check that the last warp resets the counter
-  spk::HiSparseSpmvParams one_warp, dynamic, dynamic_eight;
-  one_warp.band_warps = 1;
-  dynamic.band_dynamic = true;
-  dynamic_eight.band_dynamic = true;
-  dynamic_eight.band_warps = 8;
-  return {spk::HiSparseSpmvParams{}, traverse, per_bin, fused, fused_traverse,
-          one_warp, dynamic, dynamic_eight};
+  return {spk::HiSparseSpmvParams{}, traverse, per_bin, fused, fused_traverse};
 }
 
 template <class Device, class S, class O>
@@ -289,12 +280,6 @@ TEST_CASE("hisparse: errors name the problem") {
   Kokkos::View<double*, Kokkos::HostSpace> x("x", 5), y("y", 5);
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, h, x, 0.0, y),
                        doctest::Contains("x has 5 entries, op(A) has 4 columns"),
-                       std::invalid_argument);
-  spk::HiSparseSpmvParams nine;
-  nine.band_warps = 9;
-  Kokkos::View<double*, Kokkos::HostSpace> x4("x", 4);
-  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, h, x4, 0.0, y, nine),
-                       doctest::Contains("band_warps (warps per team, 0 to 8) = 9 is out of range"),
                        std::invalid_argument);
   // dimensions beyond 64-bit hierarchical keys: a clear error, and node size 256 fits them
   const auto wide = host_coo(1, (1 << 29) + 1, {0, 0}, {0, 1 << 29}, {1.0, 2.0});

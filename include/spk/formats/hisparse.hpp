@@ -47,22 +47,14 @@ struct HiSparseSpmvParams {
   /// the matrix's cached plan (what a changing matrix would need; measures the scheduler's cost).
   bool traverse = false;
   HiSparseSchedule schedule = HiSparseSchedule::band;
-  /// band schedule: warps per team on GPUs (1 to 8; 0 = 4). A team keeps its multiprocessor
-  /// slot until its slowest warp ends.
-  int band_warps = 0;
-  /// band schedule: a fixed set of warps (32 per multiprocessor) takes the chunks from a
-  /// device counter in order, instead of one warp per chunk
-  bool band_dynamic = false;
 };
 
 /// A short name of the options: "band", "fused" or "per-bin", "-traverse" appended when set.
 inline std::string describe(const HiSparseSpmvParams& p) {
-  const bool band = p.schedule == HiSparseSchedule::band;
-  return std::string(band                                    ? "band"
+  return std::string(p.schedule == HiSparseSchedule::band    ? "band"
                      : p.schedule == HiSparseSchedule::fused ? "fused"
                                                              : "per-bin") +
-         (band && p.band_warps > 0 ? "-w" + std::to_string(p.band_warps) : "") +
-         (band && p.band_dynamic ? "-dyn" : "") + (p.traverse ? "-traverse" : "");
+         (p.traverse ? "-traverse" : "");
 }
 
 /// HiSparse matrix of float or double values on Device (see the file comment). Copies are
@@ -234,8 +226,6 @@ CsrMatrix<S, O, F, D> HiSparseMatrix<S, O, D>::to_csr() const {
 template <class S, class O, class D>
 HiSparseSpmvParams resolve_params(const HiSparseMatrix<S, O, D>& /*a*/, Mode /*mode*/,
                                   const HiSparseSpmvParams& params = {}) {
-  require(params.band_warps >= 0 && params.band_warps <= 8, "spk::spmv (HiSparse)",
-          "band_warps (warps per team, 0 to 8) = ", params.band_warps, " is out of range");
   return params;
 }
 
@@ -254,7 +244,6 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
                 "spk::spmv: invalid vector types");
   impl::check_vector_sizes("spk::spmv (HiSparse)", mode != Mode::N, a.nrows(), a.ncols(), x, y,
                            to_string(mode));
-  const HiSparseSpmvParams p = resolve_params(a, mode, params);
   if (a.data().root == 0 || alpha == S(0)) {
     if (beta != S(1)) impl::scale_output<exec>(beta, y);
     return;
@@ -269,12 +258,12 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
   if (params.schedule == HiSparseSchedule::band) {
     if (params.traverse) {  // regroup the fresh leaf queue too: a changing matrix would
       const auto bp = impl::hisparse::make_band_plan(a.data(), leaves, trans);
-      if (trans) impl::hisparse::leaf_spmv_band<true>(a.data(), bp, factor, beta, x, y, p);
-      else impl::hisparse::leaf_spmv_band<false>(a.data(), bp, factor, beta, x, y, p);
+      if (trans) impl::hisparse::leaf_spmv_band<true>(a.data(), bp, factor, beta, x, y);
+      else impl::hisparse::leaf_spmv_band<false>(a.data(), bp, factor, beta, x, y);
     } else if (trans) {
-      impl::hisparse::leaf_spmv_band<true>(a.data(), a.band_plan(true), factor, beta, x, y, p);
+      impl::hisparse::leaf_spmv_band<true>(a.data(), a.band_plan(true), factor, beta, x, y);
     } else {
-      impl::hisparse::leaf_spmv_band<false>(a.data(), a.band_plan(false), factor, beta, x, y, p);
+      impl::hisparse::leaf_spmv_band<false>(a.data(), a.band_plan(false), factor, beta, x, y);
     }
     return;
   }

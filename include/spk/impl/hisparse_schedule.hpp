@@ -292,17 +292,13 @@ struct BandPlan {
   Kokkos::View<std::int32_t*, Device> chunk_band;     // band of each chunk
   Kokkos::View<std::uint8_t*, Device> chunk_split;    // the chunk's band is split
   Kokkos::View<std::int32_t*, Device> split_bands;    // bands cut into several chunks
-  /// dynamic band launch: the next chunk and the warps done; zero between launches (the last
-  /// warp to finish resets them), so two products on one plan must not run concurrently
-  Kokkos::View<unsigned long long*, Device> counters;
   std::int64_t chunks = 0;
   std::int64_t nsplit = 0;
   std::size_t memory_bytes() const {
     return leaves.extent(0) * (sizeof(WorkItem) + sizeof(std::uint32_t)) +
            chunk_begin.extent(0) * sizeof(std::int64_t) +
            chunk_band.extent(0) * (sizeof(std::int32_t) + 1) +
-           split_bands.extent(0) * sizeof(std::int32_t) +
-           counters.extent(0) * sizeof(unsigned long long);
+           split_bands.extent(0) * sizeof(std::int32_t);
   }
 };
 
@@ -380,7 +376,6 @@ BandPlan<Device> make_band_plan(const HiSparseData<Device>& a, const LevelQueues
         chunk_ptr(b + 1) = lo == hi ? 1 : (ent(hi - 1) - ent(lo)) / ce + 1;
       });
   p.chunks = row_lengths_to_offsets<exec>(chunk_ptr);
-  p.counters = Kokkos::View<unsigned long long*, Device>("spk::hisparse::band_counters", 2);
   p.chunk_begin = Kokkos::View<std::int64_t*, Device>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::chunk_begin"),
       std::size_t(p.chunks) + 1);

@@ -286,6 +286,7 @@ struct LeafSpmvBand {
   using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   static constexpr bool gpu = wide_warps<exec>();
   static constexpr int warp = Warp<exec>::size;
+  static constexpr int warps_per_team = gpu ? 4 : 1;
   const char* pool;
   int log2d;
   Kokkos::View<const WorkItem*, Device> leaves;
@@ -299,14 +300,12 @@ struct LeafSpmvBand {
   S factor, beta;
   bool beta_zero;
   std::int64_t nout;
-  Kokkos::View<unsigned long long*, Device> counters;  // dynamic launch only (else empty)
-  unsigned long long total_warps = 0;                  // dynamic launch: warps launched
 
   KOKKOS_INLINE_FUNCTION static constexpr int lanes_of(unsigned b) {
     return !gpu ? 1 : b == bin_medium ? 8 : (b == bin_dense || b >= bin_large) ? warp : 1;
   }
-  static std::size_t scratch_bytes(int d, int warps) {
-    return scratch::shmem_size(std::size_t(d) * std::size_t(warps));
+  static std::size_t scratch_bytes(int d) {
+    return scratch::shmem_size(std::size_t(d) * warps_per_team);
   }
 
   template <unsigned Bin>
@@ -320,37 +319,12 @@ struct LeafSpmvBand {
 
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const std::int64_t c = std::int64_t(m.league_rank()) * warps_per_team + m.team_rank();
+    if (c >= nchunks) return;  // uniform in the warp
     const int d = 1 << log2d;
     const int tid = Warp<exec>::lane();
-    const int warps = gpu ? m.team_size() : 1;
-    scratch all(m.team_scratch(0), std::size_t(d) * std::size_t(warps));
-    S* buf = all.data() + std::size_t(gpu ? m.team_rank() : 0) * std::size_t(d);
-    if (counters.extent(0) == 0) {
-      const std::int64_t c = std::int64_t(m.league_rank()) * warps + (gpu ? m.team_rank() : 0);
-      if (c < nchunks) chunk(c, tid, d, buf);  // uniform in the warp
-      return;
-    }
-    // dynamic: the warp's lane 0 takes the next chunk until none is left; then the last warp
-    // to finish sets the counters back to zero for the next launch
-    while (true) {
-      unsigned long long c = 0;
-      if (tid == 0) c = Kokkos::atomic_fetch_add(&counters(0), 1ull);
-      c = Warp<exec>::shfl(c, 0);
-      if (c >= (unsigned long long)(nchunks)) break;
-      chunk(std::int64_t(c), tid, d, buf);
-    }
-    if (tid == 0) {
-      Kokkos::memory_fence();
-      const unsigned long long done = Kokkos::atomic_fetch_add(&counters(1), 1ull);
-      if (done + 1 == total_warps) {
-        Kokkos::memory_fence();
-        counters(0) = 0;
-        counters(1) = 0;
-      }
-    }
-  }
-
-  KOKKOS_INLINE_FUNCTION void chunk(std::int64_t c, int tid, int d, S* buf) const {
+    scratch all(m.team_scratch(0), std::size_t(d) * warps_per_team);
+    S* buf = all.data() + std::size_t(m.team_rank()) * std::size_t(d);
     for (int i = tid; i < d; i += warp) buf[i] = S(0);
     Warp<exec>::sync();
     const std::int64_t end = chunk_begin(c + 1);
@@ -386,15 +360,14 @@ struct LeafSpmvBand {
         y(base + t) = (beta_zero ? S(0) : beta * y(base + t)) + factor * v;
       }
     }
-    Warp<exec>::sync();  // the next chunk clears the buffer
   }
 };
 
 /// y = beta y + factor op(A) x by output bands (see LeafSpmvBand): the bands split over several
 /// teams are pre-scaled first (one small launch, only when there are any), then one launch.
-template <bool Trans, class S, class Device, class XView, class YView, class Params>
+template <bool Trans, class S, class Device, class XView, class YView>
 void leaf_spmv_band(const HiSparseData<Device>& a, const BandPlan<Device>& p, S factor, S beta,
-                    const XView& x, const YView& y, const Params& params) {
+                    const XView& x, const YView& y) {
   using exec = typename Device::execution_space;
   const std::int64_t nout = std::int64_t(y.extent(0));
   const int d = a.d;
@@ -423,18 +396,9 @@ void leaf_spmv_band(const HiSparseData<Device>& a, const BandPlan<Device>& p, S 
       beta,
       beta_zero,
       nout};
-  const int warps = F::gpu ? (params.band_warps > 0 ? params.band_warps : 4) : 1;
-  std::int64_t league = (p.chunks + warps - 1) / warps;
-  if (params.band_dynamic && F::gpu) {
-    // 32 warps per multiprocessor take the chunks in order
-    const std::int64_t fixed =
-        std::int64_t(multiprocessor_count<exec>()) * ((32 + warps - 1) / warps);
-    if (fixed < league) league = fixed;
-    f.counters = p.counters;
-    f.total_warps = (unsigned long long)(league) * (unsigned long long)(warps);
-  }
-  Kokkos::TeamPolicy<exec> policy(int(league), warps, F::warp);
-  policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(d, warps)));
+  const std::int64_t league = (p.chunks + F::warps_per_team - 1) / F::warps_per_team;
+  Kokkos::TeamPolicy<exec> policy(int(league), F::warps_per_team, F::warp);
+  policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(d)));
   Kokkos::parallel_for(Trans ? "spk::hisparse::spmv_t_band" : "spk::hisparse::spmv_band", policy,
                        f);
 }
