@@ -115,12 +115,7 @@ struct CsrStagedSpmv {
   /// them by x at once and stages the products only (one slot per entry); each row's lanes then
   /// add their products from shared memory (no x reads, no index reads in that phase).
   KOKKOS_INLINE_FUNCTION void run_products(const member& team) const {
-    if constexpr (Prefetch) {
-      if (swizzle)
-        run_products_prefetch<true>(team);
-      else
-        run_products_prefetch<false>(team);
-    } else if (swizzle)
+    if (swizzle)
       run_products_impl<true>(team);
     else
       run_products_impl<false>(team);
@@ -135,6 +130,9 @@ struct CsrStagedSpmv {
     return q;
   }
 
+  /// run_products with the swizzle fixed. Prefetch (stage_products = 2) loads the next chunk's
+  /// entries before this chunk's x reads and adds, so the warp's entry loads stay in flight
+  /// while it multiplies and adds (a second set of K index and value registers per lane).
   template <bool Swizzle>
   KOKKOS_INLINE_FUNCTION void run_products_impl(const member& team) const {
     const int lane = warp::lane();
@@ -160,20 +158,28 @@ struct CsrStagedSpmv {
     // chunks start at multiples of 32 entries; a lane's positions within a chunk are unsigned
     F cb = eb - (eb & F(lanes - 1));
     F next = rb + F(j);  // the lane's next entry
+    O lc[K];  // this chunk's entries (Prefetch: loaded one iteration ahead)
+    S lv[K];
+    if constexpr (Prefetch) {  // the first chunk
+      const unsigned lo = unsigned(eb - cb);
+      const F rest = ee - cb;
+      load_chunk(cb, lo, unsigned(rest < F(chunk) ? rest : F(chunk)) - lo, lane, lc, lv);
+    }
     for (; cb < ee; cb += F(chunk)) {
-      const O* const cp = col_idx.data() + cb + lane;
-      const S* const vp = values.data() + cb + lane;
       // position lane + i * lanes of the chunk holds an entry of this warp's rows when
       // (lane + i * lanes - lo) < span, unsigned
       const unsigned lo = unsigned(eb > cb ? eb - cb : F(0));
       const F rest = ee - cb;
       const unsigned span = unsigned(rest < F(chunk) ? rest : F(chunk)) - lo;
-      O lc[K];
-      S lv[K];
-      for (int i = 0; i < K; ++i) {
-        const bool in = unsigned(lane + i * lanes) - lo < span;
-        lc[i] = in ? stream_load(cp + i * lanes) : O(0);
-        lv[i] = in ? stream_load(vp + i * lanes) : traits::zero();
+      [[maybe_unused]] O nc[K];  // Prefetch: the next chunk's entries
+      [[maybe_unused]] S nv[K];
+      if constexpr (Prefetch) {
+        // the next chunk, in flight from here on (it starts past eb: positions 0 .. nspan - 1)
+        const F nb = cb + F(chunk);
+        const F nrest = ee > nb ? ee - nb : F(0);
+        load_chunk(nb, 0u, unsigned(nrest < F(chunk) ? nrest : F(chunk)), lane, nc, nv);
+      } else {
+        load_chunk(cb, lo, span, lane, lc, lv);
       }
       for (int i = 0; i < K; ++i) {
         if (unsigned(lane + i * lanes) - lo < span) lv[i] *= x(lc[i]);
@@ -194,93 +200,30 @@ struct CsrStagedSpmv {
         next = cb + F(q);  // the first of the lane's positions at or past lim
       }
       warp::sync();  // the next chunk overwrites the slots
+      if constexpr (Prefetch) {
+        for (int i = 0; i < K; ++i) {
+          lc[i] = nc[i];
+          lv[i] = nv[i];
+        }
+      }
     }
     S sum = (acc0 + acc1) + (acc2 + acc3);
     for (int d = vector / 2; d > 0; d /= 2) sum += warp::shfl(sum, lane ^ d);
     if (owns && j == 0) y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
   }
 
-  /// run_products_impl with the next chunk's entries loaded before this chunk's x reads and
-  /// adds (stage_products = 2): the warp's entry loads stay in flight while it multiplies and
-  /// adds, at the cost of a second set of K index and value registers per lane.
-  template <bool Swizzle>
-  KOKKOS_INLINE_FUNCTION void run_products_prefetch(const member& team) const {
-    const int lane = warp::lane();
-    const int rows_per_warp = lanes >> vector_shift;
-    const std::int64_t w =
-        std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
-    const std::int64_t first = w * rows_per_warp;
-    if (first >= std::int64_t(nrows)) return;  // the same for every lane of the warp
-    const O r0 = O(first);
-    const O rend = r0 + O(rows_per_warp) < nrows ? O(r0 + rows_per_warp) : nrows;
-    const O r = O(r0 + (lane >> vector_shift));
-    const unsigned j = unsigned(lane) & unsigned(vector - 1);
-    const bool owns = r < rend;
-    const F eb = row_map(r0), ee = row_map(rend);
-    const F rb = owns ? row_map(r) : ee, re = owns ? row_map(r + 1) : ee;
-
-    values_scratch all_p(team.team_scratch(0), std::size_t(team.team_size()) * chunk);
-    S* const sp = all_p.data() + std::size_t(team.team_rank()) * chunk;
-
-    S acc0 = traits::zero(), acc1 = traits::zero(), acc2 = traits::zero(),
-      acc3 = traits::zero();
-    const unsigned step = unsigned(vector);
-    F cb = eb - (eb & F(lanes - 1));
-    F next = rb + F(j);
-    O lc[K];
-    S lv[K];
-    {  // the first chunk: positions lo .. lo + span - 1 are this warp's
-      const unsigned lo = unsigned(eb - cb);
-      const F rest = ee - cb;
-      const unsigned span = unsigned(rest < F(chunk) ? rest : F(chunk)) - lo;
-      for (int i = 0; i < K; ++i) {
-        const bool in = unsigned(lane + i * lanes) - lo < span;
-        lc[i] = in ? stream_load(col_idx.data() + cb + lane + i * lanes) : O(0);
-        lv[i] = in ? stream_load(values.data() + cb + lane + i * lanes) : traits::zero();
-      }
+  /// Loads the chunk at cb: lane's positions lane + i * lanes (i < K) whose offset from lo is
+  /// below span (unsigned) get their column and value, the others 0 (coalesced streaming
+  /// loads, K of each array in flight).
+  KOKKOS_FORCEINLINE_FUNCTION void load_chunk(F cb, unsigned lo, unsigned span, int lane,
+                                              O (&c)[K], S (&v)[K]) const {
+    const O* const cp = col_idx.data() + cb + lane;
+    const S* const vp = values.data() + cb + lane;
+    for (int i = 0; i < K; ++i) {
+      const bool in = unsigned(lane + i * lanes) - lo < span;
+      c[i] = in ? stream_load(cp + i * lanes) : O(0);
+      v[i] = in ? stream_load(vp + i * lanes) : traits::zero();
     }
-    for (; cb < ee; cb += F(chunk)) {
-      const unsigned lo = unsigned(eb > cb ? eb - cb : F(0));
-      const F rest = ee - cb;
-      const unsigned span = unsigned(rest < F(chunk) ? rest : F(chunk)) - lo;
-      // the next chunk (it starts past eb: positions 0 .. nspan - 1), in flight from here on
-      const F nb = cb + F(chunk);
-      const F nrest = ee > nb ? ee - nb : F(0);
-      const unsigned nspan = unsigned(nrest < F(chunk) ? nrest : F(chunk));
-      O nc[K];
-      S nv[K];
-      for (int i = 0; i < K; ++i) {
-        const bool in = unsigned(lane + i * lanes) < nspan;
-        nc[i] = in ? stream_load(col_idx.data() + nb + lane + i * lanes) : O(0);
-        nv[i] = in ? stream_load(values.data() + nb + lane + i * lanes) : traits::zero();
-      }
-      for (int i = 0; i < K; ++i) {
-        if (unsigned(lane + i * lanes) - lo < span) lv[i] *= x(lc[i]);
-      }
-      for (int i = 0; i < K; ++i) sp[product_slot<Swizzle>(unsigned(lane + i * lanes))] = lv[i];
-      warp::sync();
-      const F lim = re < ce_of(cb, ee) ? re : ce_of(cb, ee);
-      if (next < lim) {
-        unsigned q = unsigned(next - cb);
-        const unsigned qe = unsigned(lim - cb);
-        for (; q + 3 * step < qe; q += 4 * step) {
-          acc0 += sp[product_slot<Swizzle>(q)];
-          acc1 += sp[product_slot<Swizzle>(q + step)];
-          acc2 += sp[product_slot<Swizzle>(q + 2 * step)];
-          acc3 += sp[product_slot<Swizzle>(q + 3 * step)];
-        }
-        for (; q < qe; q += step) acc0 += sp[product_slot<Swizzle>(q)];
-        next = cb + F(q);
-      }
-      warp::sync();  // the next chunk overwrites the slots
-      for (int i = 0; i < K; ++i) {
-        lc[i] = nc[i];
-        lv[i] = nv[i];
-      }
-    }
-    S sum = (acc0 + acc1) + (acc2 + acc3);
-    for (int d = vector / 2; d > 0; d /= 2) sum += warp::shfl(sum, lane ^ d);
-    if (owns && j == 0) y(r) = beta_zero ? alpha * sum : alpha * sum + beta * y(r);
   }
 
   /// The end of the chunk that starts at cb.
