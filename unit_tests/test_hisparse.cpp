@@ -3,7 +3,9 @@
 // H; cached plan and per-product traversal) against the host reference for node sizes 2..256
 // (deep and shallow trees, dense and every sparse node type), the O(1) transpose and scale
 // states, and the errors.
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -18,13 +20,22 @@ using spk_test::RoundTrip;
 namespace hs = spk::impl::hisparse;
 
 std::vector<spk::HiSparseSpmvParams> hisparse_params() {
-  spk::HiSparseSpmvParams traverse, per_bin, fused, fused_traverse;
+  spk::HiSparseSpmvParams traverse, per_bin, fused, fused_traverse, stream, stream1, stream4,
+      stream_traverse;
   traverse.traverse = true;
   per_bin.schedule = spk::HiSparseSchedule::per_bin;
   fused.schedule = spk::HiSparseSchedule::fused;
   fused_traverse = fused;
   fused_traverse.traverse = true;
-  return {spk::HiSparseSpmvParams{}, traverse, per_bin, fused, fused_traverse};
+  stream.schedule = spk::HiSparseSchedule::stream;
+  stream1 = stream;
+  stream1.stream_groups = 1;
+  stream4 = stream;
+  stream4.stream_groups = 4;
+  stream_traverse = stream;
+  stream_traverse.traverse = true;
+  return {spk::HiSparseSpmvParams{}, traverse, per_bin, fused, fused_traverse, stream, stream1,
+          stream4, stream_traverse};
 }
 
 template <class Device, class S, class O>
@@ -291,4 +302,41 @@ TEST_CASE("hisparse: errors name the problem") {
   // the transposed state is 4 x 5: the same vectors now fit op = N
   Kokkos::View<double*, Kokkos::HostSpace> y4("y", 4);
   spk::spmv(spk::Mode::N, 1.0, h.transpose(), x, 0.0, y4);
+  spk::HiSparseSpmvParams p;
+  p.schedule = spk::HiSparseSchedule::stream;
+  p.stream_groups = 3;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, h.transpose(), x, 0.0, y4, p),
+                       doctest::Contains("stream_groups = 3 must be 1, 2 or 4"),
+                       std::invalid_argument);
+  p.stream_groups = 0;
+  CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 0.0, h.transpose(), x, 0.0, y4, p),
+                       doctest::Contains("stream_groups = 0"), std::invalid_argument);
 }
+
+TEST_CASE_TEMPLATE_DEFINE("hisparse padding never reads x", Device, hs_padding) {
+  // no entry in row or column 0: an infinite x(0) must not reach y through a COO4 leaf's
+  // padding (local coordinates (0, 0), zero values)
+  const auto coo = host_coo(6, 6, {1, 1, 1, 1, 1, 2, 2, 5}, {1, 1, 2, 3, 3, 2, 3, 5},
+                            {1, 2, 3, 4, 5, 6, 7, 8});
+  // local 4 x 4 leaves: (0, 0) holds (1,1) (1,2) (1,3) (2,2) (2,3) after summing duplicates
+  // (COO4 of 5 entries: 3 padding), (1, 1) holds (5, 5) (COO1)
+  const spk::HiSparseMatrix<double, int, Device> h(spk::copy_to<Device>(coo), 4);
+  for (const auto mode : {spk::Mode::N, spk::Mode::T}) {
+    std::vector<double> xh(6, 1.0);
+    xh[0] = std::numeric_limits<double>::infinity();
+    const auto x = spk_test::to_view<Device>(xh);
+    for (const auto& p : hisparse_params()) {
+      INFO("mode " << std::string(spk::to_string(mode)) << ", params " << spk::describe(p));
+      const auto y = spk_test::to_view<Device>(std::vector<double>(6, 0.0));
+      spk::spmv(mode, 1.0, h, x, 0.0, y, p);
+      const auto yh = spk_test::to_vector(y);
+      for (int i = 0; i < 6; ++i) CHECK(std::isfinite(yh[i]));
+      // op = N: row 1 is (1 + 2) + 3 + (4 + 5), row 2 is 6 + 7; op = T: column 1 is 1 + 2,
+      // column 2 is 3 + 6
+      CHECK(yh[1] == (mode == spk::Mode::N ? 15.0 : 3.0));
+      CHECK(yh[2] == (mode == spk::Mode::N ? 13.0 : 9.0));
+      CHECK(yh[5] == 8.0);
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(hs_padding, spk_test::all_devices);

@@ -36,7 +36,8 @@ namespace spk {
 
 /// How HiSparse SpMV schedules the leaves (see impl/hisparse_schedule.hpp, hisparse_spmv.hpp).
 enum class HiSparseSchedule {
-  band,    ///< a team per output band, its leaves by bin, y written once (default)
+  band,    ///< a warp per output band chunk, its leaves by bin, y written once (default)
+  stream,  ///< as band, the chunk's sparse leaves read as one stream of 4-entry groups
   fused,   ///< one launch, teams split by bin, atomics into y after y = beta y
   per_bin  ///< one launch per bin, atomics into y after y = beta y
 };
@@ -47,13 +48,20 @@ struct HiSparseSpmvParams {
   /// the matrix's cached plan (what a changing matrix would need; measures the scheduler's cost).
   bool traverse = false;
   HiSparseSchedule schedule = HiSparseSchedule::band;
+  /// Schedule stream: entry groups a lane loads before it gathers x (1, 2 or 4).
+  int stream_groups = 2;
 };
 
-/// A short name of the options: "band", "fused" or "per-bin", "-traverse" appended when set.
+/// A short name of the options: "band", "stream" ("-u1" / "-u4" for stream_groups 1 / 4),
+/// "fused" or "per-bin", "-traverse" appended when set.
 inline std::string describe(const HiSparseSpmvParams& p) {
-  return std::string(p.schedule == HiSparseSchedule::band    ? "band"
-                     : p.schedule == HiSparseSchedule::fused ? "fused"
-                                                             : "per-bin") +
+  return std::string(p.schedule == HiSparseSchedule::band     ? "band"
+                     : p.schedule == HiSparseSchedule::stream ? "stream"
+                     : p.schedule == HiSparseSchedule::fused  ? "fused"
+                                                              : "per-bin") +
+         (p.schedule == HiSparseSchedule::stream && p.stream_groups != 2
+              ? "-u" + std::to_string(p.stream_groups)
+              : std::string()) +
          (p.traverse ? "-traverse" : "");
 }
 
@@ -244,6 +252,10 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
                 "spk::spmv: invalid vector types");
   impl::check_vector_sizes("spk::spmv (HiSparse)", mode != Mode::N, a.nrows(), a.ncols(), x, y,
                            to_string(mode));
+  if (params.stream_groups != 1 && params.stream_groups != 2 && params.stream_groups != 4)
+    throw std::invalid_argument("spk::spmv (HiSparse): stream_groups = " +
+                                std::to_string(params.stream_groups) +
+                                " must be 1, 2 or 4 (entry groups a lane loads per step)");
   if (a.data().root == 0 || alpha == S(0)) {
     if (beta != S(1)) impl::scale_output<exec>(beta, y);
     return;
@@ -255,16 +267,25 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
   const bool trans = (mode != Mode::N) != a.transposed();
   const S factor = alpha * a.scale();
   const auto& leaves = plan.level.back();
-  if (params.schedule == HiSparseSchedule::band) {
-    if (params.traverse) {  // regroup the fresh leaf queue too: a changing matrix would
-      const auto bp = impl::hisparse::make_band_plan(a.data(), leaves, trans);
+  if (params.schedule == HiSparseSchedule::band || params.schedule == HiSparseSchedule::stream) {
+    std::shared_ptr<const impl::hisparse::BandPlan<dev>> fresh;
+    if (params.traverse)  // regroup the fresh leaf queue too: a changing matrix would
+      fresh = std::make_shared<const impl::hisparse::BandPlan<dev>>(
+          impl::hisparse::make_band_plan(a.data(), leaves, trans));
+    const auto& bp = fresh ? *fresh : a.band_plan(trans);
+    if (params.schedule == HiSparseSchedule::band) {
       if (trans) impl::hisparse::leaf_spmv_band<true>(a.data(), bp, factor, beta, x, y);
       else impl::hisparse::leaf_spmv_band<false>(a.data(), bp, factor, beta, x, y);
-    } else if (trans) {
-      impl::hisparse::leaf_spmv_band<true>(a.data(), a.band_plan(true), factor, beta, x, y);
-    } else {
-      impl::hisparse::leaf_spmv_band<false>(a.data(), a.band_plan(false), factor, beta, x, y);
+      return;
     }
+    const auto run = [&](auto u) {
+      constexpr int groups = decltype(u)::value;
+      if (trans) impl::hisparse::leaf_spmv_stream<true, groups>(a.data(), bp, factor, beta, x, y);
+      else impl::hisparse::leaf_spmv_stream<false, groups>(a.data(), bp, factor, beta, x, y);
+    };
+    if (params.stream_groups == 1) run(std::integral_constant<int, 1>{});
+    else if (params.stream_groups == 2) run(std::integral_constant<int, 2>{});
+    else run(std::integral_constant<int, 4>{});
     return;
   }
   if (beta != S(1)) impl::scale_output<exec>(beta, y);

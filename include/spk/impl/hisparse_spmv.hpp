@@ -363,6 +363,23 @@ struct LeafSpmvBand {
   }
 };
 
+/// y = beta y on the bands of p split over several chunks (their chunks add with atomics): one
+/// small launch, only when there are any and beta != 1.
+template <class S, class Device, class YView>
+void scale_split_bands(const BandPlan<Device>& p, int d, S beta, const YView& y) {
+  using exec = typename Device::execution_space;
+  if (p.nsplit == 0 || beta == S(1)) return;
+  const std::int64_t nout = std::int64_t(y.extent(0));
+  const bool beta_zero = beta == S(0);
+  const auto sb = p.split_bands;
+  Kokkos::parallel_for(
+      "spk::hisparse::scale_split_bands", Range64<exec>(0, p.nsplit * d),
+      KOKKOS_LAMBDA(const std::int64_t k) {
+        const std::int64_t row = std::int64_t(sb(k / d)) * d + k % d;
+        if (row < nout) y(row) = beta_zero ? S(0) : beta * y(row);
+      });
+}
+
 /// y = beta y + factor op(A) x by output bands (see LeafSpmvBand): the bands split over several
 /// teams are pre-scaled first (one small launch, only when there are any), then one launch.
 template <bool Trans, class S, class Device, class XView, class YView>
@@ -372,15 +389,7 @@ void leaf_spmv_band(const HiSparseData<Device>& a, const BandPlan<Device>& p, S 
   const std::int64_t nout = std::int64_t(y.extent(0));
   const int d = a.d;
   const bool beta_zero = beta == S(0);
-  if (p.nsplit > 0 && beta != S(1)) {
-    const auto sb = p.split_bands;
-    Kokkos::parallel_for(
-        "spk::hisparse::scale_split_bands", Range64<exec>(0, p.nsplit * d),
-        KOKKOS_LAMBDA(const std::int64_t k) {
-          const std::int64_t row = std::int64_t(sb(k / d)) * d + k % d;
-          if (row < nout) y(row) = beta_zero ? S(0) : beta * y(row);
-        });
-  }
+  scale_split_bands(p, d, beta, y);
   using F = LeafSpmvBand<S, Device, input_vector_t<XView>, YView, Trans>;
   F f{reinterpret_cast<const char*>(a.pool.data()),
       a.log2d,
@@ -401,6 +410,193 @@ void leaf_spmv_band(const HiSparseData<Device>& a, const BandPlan<Device>& p, S 
   policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(d)));
   Kokkos::parallel_for(Trans ? "spk::hisparse::spmv_t_band" : "spk::hisparse::spmv_band", policy,
                        f);
+}
+
+/// SpMV by output band with the sparse leaves of a chunk read as one stream of entry groups
+/// (HiSparseSchedule::stream; the chunks of BandPlan, a warp per chunk as in LeafSpmvBand).
+/// A group is four consecutive entries of a COO4 leaf (one 8-byte load of coordinates, one or
+/// two 16-byte loads of values) or the one or two entries of a COO1 / COO2 leaf. The warp takes
+/// the chunk's leaves 32 at a time (a lane loads one work item and, for COO4, the entry count,
+/// the next 32 work items already in flight); a warp-wide scan of the leaves' group counts numbers
+/// the groups, and the lanes take groups lane, lane + 32, ..., U per lane per step: each lane
+/// finds its group's leaf by a binary search over the lanes' scan (shuffles), issues the loads of
+/// its U groups, then their U x 4 gathers of x, then the products. So a lane has U groups of
+/// loads in flight whatever the leaves' sizes, and no step waits on a leaf's header (the band
+/// kernel's per-leaf chain: work item, header, entries, x). Dense leaves keep a warp each.
+/// Products go into the warp's d-entry shared buffer, a lane's run of equal output summed in a
+/// register first; the band is written as in LeafSpmvBand.
+template <class S, class Device, class XView, class YView, bool Trans, int U>
+struct LeafSpmvStream {
+  using exec = typename Device::execution_space;
+  using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using W = Warp<exec>;
+  static constexpr bool gpu = wide_warps<exec>();
+  static constexpr int warp = W::size;
+  static constexpr int warps_per_team = gpu ? 4 : 1;
+  const char* pool;
+  int log2d;
+  Kokkos::View<const WorkItem*, Device> leaves;
+  Kokkos::View<const std::int64_t*, Device> chunk_begin;
+  Kokkos::View<const std::int32_t*, Device> chunk_band;
+  Kokkos::View<const std::uint8_t*, Device> chunk_split;
+  std::int64_t nchunks;
+  XView x;
+  YView y;
+  S factor, beta;
+  bool beta_zero;
+  std::int64_t nout;
+
+  static std::size_t scratch_bytes(int d) {
+    return scratch::shmem_size(std::size_t(d) * warps_per_team);
+  }
+
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    const std::int64_t c = std::int64_t(m.league_rank()) * warps_per_team + m.team_rank();
+    if (c >= nchunks) return;  // uniform in the warp
+    const int d = 1 << log2d;
+    const int tid = W::lane();
+    scratch all(m.team_scratch(0), std::size_t(d) * warps_per_team);
+    S* buf = all.data() + std::size_t(m.team_rank()) * std::size_t(d);
+    for (int i = tid; i < d; i += warp) buf[i] = S(0);
+    W::sync();
+    // a lane's run of products of one output, added to buf when the output changes
+    int cur = -1;
+    S acc = S(0);
+    const std::int64_t begin = chunk_begin(c), end = chunk_begin(c + 1);
+    WorkItem next{0, 0, 0};
+    if (begin + tid < end) next = leaves(begin + tid);
+    for (std::int64_t base = begin; base < end; base += warp) {
+      const WorkItem w = next;
+      if (base + warp + tid < end) next = leaves(base + warp + tid);
+      const unsigned t = base + tid < end ? ref_type(w.ref) : unsigned(null_node);
+      const std::int32_t inblk = Trans ? w.rb : w.cb;
+      const char* node = pool + ref_offset(w.ref);
+      // dense leaves (first in a chunk's bin order): a warp each
+      const int last_dense = W::last_true(t == dense);
+      for (int j = 0; j <= last_dense; ++j) {
+        const std::uint64_t rj = W::shfl(w.ref, j);
+        const std::int32_t bj = W::shfl(inblk, j);
+        if (ref_type(rj) == dense)
+          dense_lines<Trans>(reinterpret_cast<const S*>(pool + ref_offset(rj)), d, tid, warp, x,
+                             std::int64_t(bj) * d,
+                             [&](int o, S a) { Kokkos::atomic_add(&buf[o], a); });
+      }
+      // sparse leaves: groups of up to four entries, numbered by a scan over the lanes
+      const std::int32_t n = t == coo4   ? std::int32_t(*reinterpret_cast<const std::uint32_t*>(node))
+                             : t == coo2 ? 2
+                             : t == coo1 ? 1
+                                         : 0;
+      const std::int32_t groups = (n + 3) / 4;
+      std::int32_t incl = groups;
+      for (int s = 1; s < warp; s *= 2) {
+        const std::int32_t v = W::shfl_up(incl, s);
+        if (tid >= s) incl += v;
+      }
+      const std::int32_t total = W::shfl(incl, warp - 1);
+      const std::uint64_t info =
+          (std::uint64_t(std::uint32_t(incl - groups)) << 32) | std::uint64_t(std::uint32_t(n));
+      for (std::int32_t q0 = 0; q0 < total; q0 += warp * U) {
+        std::uint64_t packed[U];
+        S v[U][4];
+        std::int64_t ib[U];
+        int cnt[U];
+        for (int u = 0; u < U; ++u) {
+          const std::int32_t q = q0 + u * warp + tid;
+          const std::int32_t qc = q < total ? q : total - 1;
+          int j = 0;  // the leaf of group qc: the lanes whose scan is <= qc
+          for (int s = warp / 2; s >= 1; s /= 2)
+            if (W::shfl(incl, j + s - 1) <= qc) j += s;
+          const std::uint64_t rj = W::shfl(w.ref, j);
+          const std::uint64_t ij = W::shfl(info, j);
+          const std::int32_t bj = W::shfl(inblk, j);
+          const std::int32_t g = qc - std::int32_t(ij >> 32);
+          const std::int32_t nj = std::int32_t(std::uint32_t(ij));
+          const std::int32_t left = nj - 4 * g;
+          cnt[u] = q < total ? (left < 4 ? left : 4) : 0;
+          ib[u] = std::int64_t(bj) * d;
+          packed[u] = 0;
+          for (int k = 0; k < 4; ++k) v[u][k] = S(0);
+          const char* p = pool + ref_offset(rj);
+          if (cnt[u] > 0) {
+            if (ref_type(rj) == coo4) {
+              packed[u] = *reinterpret_cast<const std::uint64_t*>(p + 8 + 8 * std::int64_t(g));
+              W::template load<4>(reinterpret_cast<const S*>(p + slots_offset(coo4, nj)) + 4 * std::int64_t(g),
+                                  v[u]);
+            } else {
+              packed[u] = *reinterpret_cast<const std::uint32_t*>(p + 4);
+              const S* sl = reinterpret_cast<const S*>(p + 8);
+              v[u][0] = sl[0];
+              if (cnt[u] > 1) v[u][1] = sl[1];
+            }
+          }
+        }
+        S xv[U][4];
+        for (int u = 0; u < U; ++u)
+          for (int k = 0; k < 4; ++k) {
+            const std::uint16_t pc = std::uint16_t(packed[u] >> (16 * k));
+            xv[u][k] = k < cnt[u] ? x(ib[u] + (Trans ? coord_row(pc) : coord_col(pc))) : S(0);
+          }
+        for (int u = 0; u < U; ++u)
+          for (int k = 0; k < 4; ++k) {
+            if (k >= cnt[u]) continue;
+            const std::uint16_t pc = std::uint16_t(packed[u] >> (16 * k));
+            const int o = int(Trans ? coord_col(pc) : coord_row(pc));
+            const S prod = v[u][k] * xv[u][k];
+            if (o == cur) {
+              acc += prod;
+            } else {
+              if (cur >= 0) Kokkos::atomic_add(&buf[cur], acc);
+              cur = o;
+              acc = prod;
+            }
+          }
+      }
+    }
+    if (cur >= 0) Kokkos::atomic_add(&buf[cur], acc);
+    W::sync();
+    const std::int64_t band = std::int64_t(chunk_band(c)) * d;
+    const bool split = chunk_split(c) != 0;
+    for (int t = tid; t < d && band + t < nout; t += warp) {
+      const S val = buf[t];
+      if (split) {
+        if (val != S(0)) Kokkos::atomic_add(&y(band + t), factor * val);
+      } else {
+        y(band + t) = (beta_zero ? S(0) : beta * y(band + t)) + factor * val;
+      }
+    }
+  }
+};
+
+/// y = beta y + factor op(A) x by output bands, the sparse leaves read as a stream of entry
+/// groups, U per lane per step (see LeafSpmvStream); split bands pre-scaled as in leaf_spmv_band.
+template <bool Trans, int U, class S, class Device, class XView, class YView>
+void leaf_spmv_stream(const HiSparseData<Device>& a, const BandPlan<Device>& p, S factor, S beta,
+                      const XView& x, const YView& y) {
+  using exec = typename Device::execution_space;
+  const std::int64_t nout = std::int64_t(y.extent(0));
+  const int d = a.d;
+  const bool beta_zero = beta == S(0);
+  scale_split_bands(p, d, beta, y);
+  using F = LeafSpmvStream<S, Device, input_vector_t<XView>, YView, Trans, U>;
+  F f{reinterpret_cast<const char*>(a.pool.data()),
+      a.log2d,
+      p.leaves,
+      p.chunk_begin,
+      p.chunk_band,
+      p.chunk_split,
+      p.chunks,
+      x,
+      y,
+      factor,
+      beta,
+      beta_zero,
+      nout};
+  const std::int64_t league = (p.chunks + F::warps_per_team - 1) / F::warps_per_team;
+  Kokkos::TeamPolicy<exec> policy(int(league), F::warps_per_team, F::warp);
+  policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(d)));
+  Kokkos::parallel_for(Trans ? "spk::hisparse::spmv_t_stream" : "spk::hisparse::spmv_stream",
+                       policy, f);
 }
 
 /// Runs the leaf kernels of every non-empty leaf bin: y += factor * op(A) * x (op = T when
