@@ -113,7 +113,7 @@ const std::vector<FormatInfo>& format_registry() {
        "spk compressed COO (8/16/32-bit index offsets, 256-value table; K, B, raw variants)",
        true},
       {"hisparse",
-       "spk HiSparse (tree of 128 x 128 dense/COO nodes, band schedule; stream, stream-u1, stream-u4, fused, per-bin, traverse, d64/d256 variants; "
+       "spk HiSparse (tree of 128 x 128 dense/COO nodes, band schedule; stream (-u2, -ahead, -rot, -lb12, -lb16), fused, per-bin, traverse, d64/d256 variants; "
        "float/double)",
        true},
       {"auto",
@@ -691,20 +691,21 @@ void hisparse_candidates(const Options& o, const Matrix& a, const std::string& c
     using D = typename Matrix::device_type;
     constexpr bool gpu = spk::impl::is_gpu_space<typename Matrix::execution_space>();
     if (!wanted(o, "hisparse")) return;
-    spk::HiSparseSpmvParams traverse, per_bin, fused, stream, stream1, stream4;
+    spk::HiSparseSpmvParams traverse, per_bin, fused;
     traverse.traverse = true;
     per_bin.schedule = spk::HiSparseSchedule::per_bin;
     fused.schedule = spk::HiSparseSchedule::fused;
-    stream.schedule = spk::HiSparseSchedule::stream;
-    stream1 = stream;
-    stream1.stream_groups = 1;
-    stream4 = stream;
-    stream4.stream_groups = 4;
+    std::vector<spk::HiSparseSpmvParams> params{{}};
+    for (int shape = 0; shape <= 5; ++shape) {
+      spk::HiSparseSpmvParams p;
+      p.schedule = spk::HiSparseSchedule::stream;
+      p.stream_shape = shape;
+      params.push_back(p);
+    }
+    params.insert(params.end(), {fused, per_bin, traverse});
     add_format_candidates<S>(
         cands, "hisparse", "", case_label, [&] { return spk::HiSparseMatrix<S, int, D>(a); },
-        std::vector<spk::HiSparseSpmvParams>{{}, stream, stream1, stream4, fused, per_bin,
-                                             traverse},
-        o.mode, x, y);
+        params, o.mode, x, y);
     if (gpu) {
       for (int d : {64, 256}) {
         add_format_candidates<S>(

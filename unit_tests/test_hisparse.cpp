@@ -20,22 +20,23 @@ using spk_test::RoundTrip;
 namespace hs = spk::impl::hisparse;
 
 std::vector<spk::HiSparseSpmvParams> hisparse_params() {
-  spk::HiSparseSpmvParams traverse, per_bin, fused, fused_traverse, stream, stream1, stream4,
-      stream_traverse;
+  spk::HiSparseSpmvParams traverse, per_bin, fused, fused_traverse, stream_traverse;
   traverse.traverse = true;
   per_bin.schedule = spk::HiSparseSchedule::per_bin;
   fused.schedule = spk::HiSparseSchedule::fused;
   fused_traverse = fused;
   fused_traverse.traverse = true;
-  stream.schedule = spk::HiSparseSchedule::stream;
-  stream1 = stream;
-  stream1.stream_groups = 1;
-  stream4 = stream;
-  stream4.stream_groups = 4;
-  stream_traverse = stream;
+  stream_traverse.schedule = spk::HiSparseSchedule::stream;
   stream_traverse.traverse = true;
-  return {spk::HiSparseSpmvParams{}, traverse, per_bin, fused, fused_traverse, stream, stream1,
-          stream4, stream_traverse};
+  std::vector<spk::HiSparseSpmvParams> out{spk::HiSparseSpmvParams{}, traverse, per_bin, fused,
+                                           fused_traverse, stream_traverse};
+  for (int shape = 0; shape <= 5; ++shape) {
+    spk::HiSparseSpmvParams p;
+    p.schedule = spk::HiSparseSchedule::stream;
+    p.stream_shape = shape;
+    out.push_back(p);
+  }
+  return out;
 }
 
 template <class Device, class S, class O>
@@ -304,13 +305,13 @@ TEST_CASE("hisparse: errors name the problem") {
   spk::spmv(spk::Mode::N, 1.0, h.transpose(), x, 0.0, y4);
   spk::HiSparseSpmvParams p;
   p.schedule = spk::HiSparseSchedule::stream;
-  p.stream_groups = 3;
+  p.stream_shape = 6;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, h.transpose(), x, 0.0, y4, p),
-                       doctest::Contains("stream_groups = 3 must be 1, 2 or 4"),
+                       doctest::Contains("stream_shape = 6 is outside 0..5"),
                        std::invalid_argument);
-  p.stream_groups = 0;
+  p.stream_shape = -1;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 0.0, h.transpose(), x, 0.0, y4, p),
-                       doctest::Contains("stream_groups = 0"), std::invalid_argument);
+                       doctest::Contains("stream_shape = -1"), std::invalid_argument);
 }
 
 TEST_CASE_TEMPLATE_DEFINE("hisparse padding never reads x", Device, hs_padding) {

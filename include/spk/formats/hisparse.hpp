@@ -48,20 +48,26 @@ struct HiSparseSpmvParams {
   /// the matrix's cached plan (what a changing matrix would need; measures the scheduler's cost).
   bool traverse = false;
   HiSparseSchedule schedule = HiSparseSchedule::band;
-  /// Schedule stream: entry groups a lane loads before it gathers x (1, 2 or 4).
-  int stream_groups = 2;
+  /// Schedule stream, the kernel's shape (impl::hisparse::StreamShape): 0 one group per lane
+  /// per step, 1 two groups, 2 the next group loaded ahead, 3 rotated entry order for op = T,
+  /// 4 / 5 launch bounds of 12 / 16 teams per multiprocessor.
+  int stream_shape = 0;
 };
 
-/// A short name of the options: "band", "stream" ("-u1" / "-u4" for stream_groups 1 / 4),
-/// "fused" or "per-bin", "-traverse" appended when set.
+/// A short name of the options: "band", "stream" (with "-u2", "-ahead", "-rot", "-lb12" or
+/// "-lb16" for stream_shape 1..5), "fused" or "per-bin", "-traverse" appended when set.
 inline std::string describe(const HiSparseSpmvParams& p) {
   return std::string(p.schedule == HiSparseSchedule::band     ? "band"
                      : p.schedule == HiSparseSchedule::stream ? "stream"
                      : p.schedule == HiSparseSchedule::fused  ? "fused"
                                                               : "per-bin") +
-         (p.schedule == HiSparseSchedule::stream && p.stream_groups != 2
-              ? "-u" + std::to_string(p.stream_groups)
-              : std::string()) +
+         (p.schedule != HiSparseSchedule::stream || p.stream_shape <= 0 || p.stream_shape > 5
+              ? std::string()
+              : std::string(p.stream_shape == 1   ? "-u2"
+                            : p.stream_shape == 2 ? "-ahead"
+                            : p.stream_shape == 3 ? "-rot"
+                            : p.stream_shape == 4 ? "-lb12"
+                                                  : "-lb16")) +
          (p.traverse ? "-traverse" : "");
 }
 
@@ -252,10 +258,9 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
                 "spk::spmv: invalid vector types");
   impl::check_vector_sizes("spk::spmv (HiSparse)", mode != Mode::N, a.nrows(), a.ncols(), x, y,
                            to_string(mode));
-  if (params.stream_groups != 1 && params.stream_groups != 2 && params.stream_groups != 4)
-    throw std::invalid_argument("spk::spmv (HiSparse): stream_groups = " +
-                                std::to_string(params.stream_groups) +
-                                " must be 1, 2 or 4 (entry groups a lane loads per step)");
+  if (params.stream_shape < 0 || params.stream_shape > 5)
+    throw std::invalid_argument("spk::spmv (HiSparse): stream_shape = " +
+                                std::to_string(params.stream_shape) + " is outside 0..5");
   if (a.data().root == 0 || alpha == S(0)) {
     if (beta != S(1)) impl::scale_output<exec>(beta, y);
     return;
@@ -278,14 +283,20 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
       else impl::hisparse::leaf_spmv_band<false>(a.data(), bp, factor, beta, x, y);
       return;
     }
-    const auto run = [&](auto u) {
-      constexpr int groups = decltype(u)::value;
-      if (trans) impl::hisparse::leaf_spmv_stream<true, groups>(a.data(), bp, factor, beta, x, y);
-      else impl::hisparse::leaf_spmv_stream<false, groups>(a.data(), bp, factor, beta, x, y);
+    const auto run = [&](auto shape) {
+      using Shape = decltype(shape);
+      if (trans) impl::hisparse::leaf_spmv_stream<true, Shape>(a.data(), bp, factor, beta, x, y);
+      else impl::hisparse::leaf_spmv_stream<false, Shape>(a.data(), bp, factor, beta, x, y);
     };
-    if (params.stream_groups == 1) run(std::integral_constant<int, 1>{});
-    else if (params.stream_groups == 2) run(std::integral_constant<int, 2>{});
-    else run(std::integral_constant<int, 4>{});
+    using impl::hisparse::StreamShape;
+    switch (params.stream_shape) {
+      case 1: run(StreamShape<2, false, false, 0>{}); break;
+      case 2: run(StreamShape<1, true, false, 0>{}); break;
+      case 3: run(StreamShape<1, false, true, 0>{}); break;
+      case 4: run(StreamShape<1, false, false, 12>{}); break;
+      case 5: run(StreamShape<1, false, false, 16>{}); break;
+      default: run(StreamShape<1, false, false, 0>{}); break;
+    }
     return;
   }
   if (beta != S(1)) impl::scale_output<exec>(beta, y);
