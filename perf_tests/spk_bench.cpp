@@ -113,7 +113,7 @@ const std::vector<FormatInfo>& format_registry() {
        "spk compressed COO (8/16/32-bit index offsets, 256-value table; K, B, raw variants)",
        true},
       {"hisparse",
-       "spk HiSparse (tree of 128 x 128 dense/COO nodes, band schedule; stream (-u2, -ahead, -rot, -lb12, -lb16), fused, per-bin, traverse, d64/d256 variants; "
+       "spk HiSparse (tree of 128 x 128 dense/COO nodes, band schedule; stream (-u2, -flip, -lb12), fused, per-bin, traverse, d64/d256 variants; "
        "float/double)",
        true},
       {"auto",
@@ -696,7 +696,7 @@ void hisparse_candidates(const Options& o, const Matrix& a, const std::string& c
     per_bin.schedule = spk::HiSparseSchedule::per_bin;
     fused.schedule = spk::HiSparseSchedule::fused;
     std::vector<spk::HiSparseSpmvParams> params{{}};
-    for (int shape = 0; shape <= 5; ++shape) {
+    for (int shape = 0; shape <= 3; ++shape) {
       spk::HiSparseSpmvParams p;
       p.schedule = spk::HiSparseSchedule::stream;
       p.stream_shape = shape;

@@ -30,7 +30,7 @@ std::vector<spk::HiSparseSpmvParams> hisparse_params() {
   stream_traverse.traverse = true;
   std::vector<spk::HiSparseSpmvParams> out{spk::HiSparseSpmvParams{}, traverse, per_bin, fused,
                                            fused_traverse, stream_traverse};
-  for (int shape = 0; shape <= 5; ++shape) {
+  for (int shape = 0; shape <= 3; ++shape) {
     spk::HiSparseSpmvParams p;
     p.schedule = spk::HiSparseSchedule::stream;
     p.stream_shape = shape;
@@ -305,9 +305,9 @@ TEST_CASE("hisparse: errors name the problem") {
   spk::spmv(spk::Mode::N, 1.0, h.transpose(), x, 0.0, y4);
   spk::HiSparseSpmvParams p;
   p.schedule = spk::HiSparseSchedule::stream;
-  p.stream_shape = 6;
+  p.stream_shape = 4;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 1.0, h.transpose(), x, 0.0, y4, p),
-                       doctest::Contains("stream_shape = 6 is outside 0..5"),
+                       doctest::Contains("stream_shape = 4 is outside 0..3"),
                        std::invalid_argument);
   p.stream_shape = -1;
   CHECK_THROWS_WITH_AS(spk::spmv(spk::Mode::N, 0.0, h.transpose(), x, 0.0, y4, p),

@@ -48,26 +48,24 @@ struct HiSparseSpmvParams {
   /// the matrix's cached plan (what a changing matrix would need; measures the scheduler's cost).
   bool traverse = false;
   HiSparseSchedule schedule = HiSparseSchedule::band;
-  /// Schedule stream, the kernel's shape (impl::hisparse::StreamShape): 0 one group per lane
-  /// per step, 1 two groups, 2 the next group loaded ahead, 3 rotated entry order for op = T,
-  /// 4 / 5 launch bounds of 12 / 16 teams per multiprocessor.
+  /// Schedule stream, the kernel's shape (impl::hisparse::LeafSpmvStream): 0 one group per
+  /// lane per step, 1 two groups, 2 run sums and rotated order swapped between op = N and T,
+  /// 3 launch bounds of 12 teams per multiprocessor.
   int stream_shape = 0;
 };
 
-/// A short name of the options: "band", "stream" (with "-u2", "-ahead", "-rot", "-lb12" or
-/// "-lb16" for stream_shape 1..5), "fused" or "per-bin", "-traverse" appended when set.
+/// A short name of the options: "band", "stream" (with "-u2", "-flip" or "-lb12" for
+/// stream_shape 1..3), "fused" or "per-bin", "-traverse" appended when set.
 inline std::string describe(const HiSparseSpmvParams& p) {
   return std::string(p.schedule == HiSparseSchedule::band     ? "band"
                      : p.schedule == HiSparseSchedule::stream ? "stream"
                      : p.schedule == HiSparseSchedule::fused  ? "fused"
                                                               : "per-bin") +
-         (p.schedule != HiSparseSchedule::stream || p.stream_shape <= 0 || p.stream_shape > 5
+         (p.schedule != HiSparseSchedule::stream || p.stream_shape <= 0 || p.stream_shape > 3
               ? std::string()
               : std::string(p.stream_shape == 1   ? "-u2"
-                            : p.stream_shape == 2 ? "-ahead"
-                            : p.stream_shape == 3 ? "-rot"
-                            : p.stream_shape == 4 ? "-lb12"
-                                                  : "-lb16")) +
+                            : p.stream_shape == 2 ? "-flip"
+                                                  : "-lb12")) +
          (p.traverse ? "-traverse" : "");
 }
 
@@ -258,9 +256,9 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
                 "spk::spmv: invalid vector types");
   impl::check_vector_sizes("spk::spmv (HiSparse)", mode != Mode::N, a.nrows(), a.ncols(), x, y,
                            to_string(mode));
-  if (params.stream_shape < 0 || params.stream_shape > 5)
+  if (params.stream_shape < 0 || params.stream_shape > 3)
     throw std::invalid_argument("spk::spmv (HiSparse): stream_shape = " +
-                                std::to_string(params.stream_shape) + " is outside 0..5");
+                                std::to_string(params.stream_shape) + " is outside 0..3");
   if (a.data().root == 0 || alpha == S(0)) {
     if (beta != S(1)) impl::scale_output<exec>(beta, y);
     return;
@@ -283,19 +281,24 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
       else impl::hisparse::leaf_spmv_band<false>(a.data(), bp, factor, beta, x, y);
       return;
     }
-    const auto run = [&](auto shape) {
-      using Shape = decltype(shape);
-      if (trans) impl::hisparse::leaf_spmv_stream<true, Shape>(a.data(), bp, factor, beta, x, y);
-      else impl::hisparse::leaf_spmv_stream<false, Shape>(a.data(), bp, factor, beta, x, y);
+    // op = N sums a lane's runs of one row in a register; op = T adds every product on its
+    // own in a rotated order (impl::hisparse::LeafSpmvStream); shape 2 swaps them
+    const auto run = [&](auto u, auto flip, auto min_teams) {
+      constexpr int U = decltype(u)::value;
+      constexpr bool Flip = decltype(flip)::value;
+      constexpr int MinTeams = decltype(min_teams)::value;
+      if (trans)
+        impl::hisparse::leaf_spmv_stream<true, U, !Flip, MinTeams>(a.data(), bp, factor, beta, x, y);
+      else
+        impl::hisparse::leaf_spmv_stream<false, U, Flip, MinTeams>(a.data(), bp, factor, beta, x, y);
     };
-    using impl::hisparse::StreamShape;
+    using one = std::integral_constant<int, 1>;
+    using zero = std::integral_constant<int, 0>;
     switch (params.stream_shape) {
-      case 1: run(StreamShape<2, false, false, 0>{}); break;
-      case 2: run(StreamShape<1, true, false, 0>{}); break;
-      case 3: run(StreamShape<1, false, true, 0>{}); break;
-      case 4: run(StreamShape<1, false, false, 12>{}); break;
-      case 5: run(StreamShape<1, false, false, 16>{}); break;
-      default: run(StreamShape<1, false, false, 0>{}); break;
+      case 1: run(std::integral_constant<int, 2>{}, std::false_type{}, zero{}); break;
+      case 2: run(one{}, std::true_type{}, zero{}); break;
+      case 3: run(one{}, std::false_type{}, std::integral_constant<int, 12>{}); break;
+      default: run(one{}, std::false_type{}, zero{}); break;
     }
     return;
   }

@@ -425,19 +425,8 @@ void leaf_spmv_band(const HiSparseData<Device>& a, const BandPlan<Device>& p, S 
 /// kernel's per-leaf chain: work item, header, entries, x). Dense leaves keep a warp each.
 /// Products go into the warp's d-entry shared buffer, a lane's run of equal output summed in a
 /// register first; the band is written as in LeafSpmvBand.
-/// Compile-time shape of LeafSpmvStream: U groups per lane per step; Ahead (U = 1): the next
-/// step's group loaded before this step's x gathers; Rotate (op = T): a lane visits its group's
-/// entries from a lane-dependent start, so lanes of one step spread over more columns; MinTeams:
-/// launch bounds of 128 threads and at least that many teams per multiprocessor (0: none).
-template <int U_, bool Ahead_, bool Rotate_, int MinTeams_>
-struct StreamShape {
-  static constexpr int U = U_;
-  static constexpr bool Ahead = Ahead_;
-  static constexpr bool Rotate = Rotate_;
-  static constexpr int MinTeams = MinTeams_;
-};
-
-template <class S, class Device, class XView, class YView, bool Trans, class Shape>
+template <class S, class Device, class XView, class YView, bool Trans, int U, bool Rotate,
+          int MinTeams>
 struct LeafSpmvStream {
   using exec = typename Device::execution_space;
   using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -445,7 +434,6 @@ struct LeafSpmvStream {
   static constexpr bool gpu = wide_warps<exec>();
   static constexpr int warp = W::size;
   static constexpr int warps_per_team = gpu ? 4 : 1;
-  static constexpr int U = Shape::U;
   const char* pool;
   int log2d;
   Kokkos::View<const WorkItem*, Device> leaves;
@@ -463,67 +451,6 @@ struct LeafSpmvStream {
     return scratch::shmem_size(std::size_t(d) * warps_per_team);
   }
 
-  /// One group of up to four entries: packed coordinates, values, x offset, entry count.
-  struct Group {
-    std::uint64_t packed;
-    S v[4];
-    std::int64_t ib;
-    int cnt;
-  };
-
-  /// The leaves of one window (a leaf per lane): reference, x block, group numbering.
-  struct Window {
-    std::uint64_t ref;
-    std::uint64_t info;  // first group (high 32 bits) and entry count (low 32 bits)
-    std::int32_t inblk;
-    std::int32_t incl;   // inclusive scan of the group counts over the lanes
-    std::int32_t total;  // groups of the window
-    int nleaves;         // leaves of the window (uniform)
-  };
-
-  /// Loads group q of the window (every lane calls it: the shuffles need the whole warp; a
-  /// lane with q >= total gets cnt = 0 and loads nothing).
-  KOKKOS_INLINE_FUNCTION Group fetch(std::int32_t q, const Window& wn, int d) const {
-    const std::int32_t qc = q < wn.total ? q : wn.total - 1;
-    int j = 0;  // the leaf of group qc: the number of lanes whose scan is <= qc (steps past
-                // the window's leaves would fail: lanes >= nleaves hold total)
-    for (int s = warp / 2; s >= 1; s /= 2)
-      if (s <= wn.nleaves && W::shfl(wn.incl, j + s - 1) <= qc) j += s;
-    const std::uint64_t rj = W::shfl(wn.ref, j);
-    const std::uint64_t ij = W::shfl(wn.info, j);
-    const std::int32_t bj = W::shfl(wn.inblk, j);
-    const std::int32_t g = qc - std::int32_t(ij >> 32);
-    const std::int32_t nj = std::int32_t(std::uint32_t(ij));
-    const std::int32_t left = nj - 4 * g;
-    Group gr;
-    gr.cnt = q < wn.total ? (left < 4 ? left : 4) : 0;
-    gr.ib = std::int64_t(bj) * d;
-    gr.packed = 0;
-    for (int k = 0; k < 4; ++k) gr.v[k] = S(0);
-    const char* p = pool + ref_offset(rj);
-    if (gr.cnt > 0) {
-      if (ref_type(rj) == coo4) {
-        gr.packed = *reinterpret_cast<const std::uint64_t*>(p + 8 + 8 * std::int64_t(g));
-        W::template load<4>(reinterpret_cast<const S*>(p + slots_offset(coo4, nj)) + 4 * std::int64_t(g),
-                            gr.v);
-      } else {
-        gr.packed = *reinterpret_cast<const std::uint32_t*>(p + 4);
-        const S* sl = reinterpret_cast<const S*>(p + 8);
-        gr.v[0] = sl[0];
-        if (gr.cnt > 1) gr.v[1] = sl[1];
-      }
-    }
-    return gr;
-  }
-
-  /// x for each entry of group gr (0 past its count).
-  KOKKOS_INLINE_FUNCTION void gather(const Group& gr, S (&xv)[4]) const {
-    for (int k = 0; k < 4; ++k) {
-      const std::uint16_t pc = std::uint16_t(gr.packed >> (16 * k));
-      xv[k] = k < gr.cnt ? x(gr.ib + (Trans ? coord_row(pc) : coord_col(pc))) : S(0);
-    }
-  }
-
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     const std::int64_t c = std::int64_t(m.league_rank()) * warps_per_team + m.team_rank();
@@ -537,33 +464,6 @@ struct LeafSpmvStream {
     // a lane's run of products of one output, added to buf when the output changes
     int cur = -1;
     S acc = S(0);
-    const auto add = [&](int o, S prod) {
-      if (o == cur) {
-        acc += prod;
-      } else {
-        if (cur >= 0) Kokkos::atomic_add(&buf[cur], acc);
-        cur = o;
-        acc = prod;
-      }
-    };
-    const auto accumulate = [&](const Group& gr, const S (&xv)[4]) {
-      if constexpr (Trans && Shape::Rotate) {
-        const int rot = (tid + (tid >> 2) + (tid >> 4)) & 3;
-        for (int j = 0; j < 4; ++j) {
-          const int k = (j + rot) & 3;
-          const S vk = k == 0 ? gr.v[0] : k == 1 ? gr.v[1] : k == 2 ? gr.v[2] : gr.v[3];
-          const S xk = k == 0 ? xv[0] : k == 1 ? xv[1] : k == 2 ? xv[2] : xv[3];
-          if (k < gr.cnt)
-            Kokkos::atomic_add(&buf[coord_col(std::uint16_t(gr.packed >> (16 * k)))], vk * xk);
-        }
-      } else {
-        for (int k = 0; k < 4; ++k) {
-          if (k >= gr.cnt) continue;
-          const std::uint16_t pc = std::uint16_t(gr.packed >> (16 * k));
-          add(int(Trans ? coord_col(pc) : coord_row(pc)), gr.v[k] * xv[k]);
-        }
-      }
-    };
     const std::int64_t begin = chunk_begin(c), end = chunk_begin(c + 1);
     WorkItem next{0, 0, 0};
     if (begin + tid < end) next = leaves(begin + tid);
@@ -571,51 +471,102 @@ struct LeafSpmvStream {
       const WorkItem w = next;
       if (base + warp + tid < end) next = leaves(base + warp + tid);
       const unsigned t = base + tid < end ? ref_type(w.ref) : unsigned(null_node);
-      Window wn;
-      wn.nleaves = end - base < warp ? int(end - base) : warp;
-      wn.ref = w.ref;
-      wn.inblk = Trans ? w.rb : w.cb;
+      const std::int32_t inblk = Trans ? w.rb : w.cb;
+      const char* node = pool + ref_offset(w.ref);
       // dense leaves (first in a chunk's bin order): a warp each
       const int last_dense = W::last_true(t == dense);
       for (int j = 0; j <= last_dense; ++j) {
-        const std::uint64_t rj = W::shfl(wn.ref, j);
-        const std::int32_t bj = W::shfl(wn.inblk, j);
+        const std::uint64_t rj = W::shfl(w.ref, j);
+        const std::int32_t bj = W::shfl(inblk, j);
         if (ref_type(rj) == dense)
           dense_lines<Trans>(reinterpret_cast<const S*>(pool + ref_offset(rj)), d, tid, warp, x,
                              std::int64_t(bj) * d,
                              [&](int o, S a) { Kokkos::atomic_add(&buf[o], a); });
       }
       // sparse leaves: groups of up to four entries, numbered by a scan over the lanes
-      const char* node = pool + ref_offset(w.ref);
       const std::int32_t n = t == coo4   ? std::int32_t(*reinterpret_cast<const std::uint32_t*>(node))
                              : t == coo2 ? 2
                              : t == coo1 ? 1
                                          : 0;
       const std::int32_t groups = (n + 3) / 4;
-      wn.incl = groups;
+      std::int32_t incl = groups;
       for (int s = 1; s < warp; s *= 2) {
-        const std::int32_t v = W::shfl_up(wn.incl, s);
-        if (tid >= s) wn.incl += v;
+        const std::int32_t v = W::shfl_up(incl, s);
+        if (tid >= s) incl += v;
       }
-      wn.total = W::shfl(wn.incl, warp - 1);
-      wn.info =
-          (std::uint64_t(std::uint32_t(wn.incl - groups)) << 32) | std::uint64_t(std::uint32_t(n));
-      if constexpr (U == 1 && Shape::Ahead) {
-        Group ahead = fetch(tid, wn, d);
-        for (std::int32_t q0 = 0; q0 < wn.total; q0 += warp) {
-          const Group gr = ahead;
-          if (q0 + warp < wn.total) ahead = fetch(q0 + warp + tid, wn, d);
-          S xv[4];
-          gather(gr, xv);
-          accumulate(gr, xv);
+      const std::int32_t total = W::shfl(incl, warp - 1);
+      const std::uint64_t info =
+          (std::uint64_t(std::uint32_t(incl - groups)) << 32) | std::uint64_t(std::uint32_t(n));
+      for (std::int32_t q0 = 0; q0 < total; q0 += warp * U) {
+        std::uint64_t packed[U];
+        S v[U][4];
+        std::int64_t ib[U];
+        int cnt[U];
+        for (int u = 0; u < U; ++u) {
+          const std::int32_t q = q0 + u * warp + tid;
+          const std::int32_t qc = q < total ? q : total - 1;
+          int j = 0;  // the leaf of group qc: the lanes whose scan is <= qc
+          for (int s = warp / 2; s >= 1; s /= 2)
+            if (W::shfl(incl, j + s - 1) <= qc) j += s;
+          const std::uint64_t rj = W::shfl(w.ref, j);
+          const std::uint64_t ij = W::shfl(info, j);
+          const std::int32_t bj = W::shfl(inblk, j);
+          const std::int32_t g = qc - std::int32_t(ij >> 32);
+          const std::int32_t nj = std::int32_t(std::uint32_t(ij));
+          const std::int32_t left = nj - 4 * g;
+          cnt[u] = q < total ? (left < 4 ? left : 4) : 0;
+          ib[u] = std::int64_t(bj) * d;
+          packed[u] = 0;
+          for (int k = 0; k < 4; ++k) v[u][k] = S(0);
+          const char* p = pool + ref_offset(rj);
+          if (cnt[u] > 0) {
+            if (ref_type(rj) == coo4) {
+              packed[u] = *reinterpret_cast<const std::uint64_t*>(p + 8 + 8 * std::int64_t(g));
+              W::template load<4>(reinterpret_cast<const S*>(p + slots_offset(coo4, nj)) + 4 * std::int64_t(g),
+                                  v[u]);
+            } else {
+              packed[u] = *reinterpret_cast<const std::uint32_t*>(p + 4);
+              const S* sl = reinterpret_cast<const S*>(p + 8);
+              v[u][0] = sl[0];
+              if (cnt[u] > 1) v[u][1] = sl[1];
+            }
+          }
         }
-      } else {
-        for (std::int32_t q0 = 0; q0 < wn.total; q0 += warp * U) {
-          Group gr[U];
-          for (int u = 0; u < U; ++u) gr[u] = fetch(q0 + u * warp + tid, wn, d);
-          S xv[U][4];
-          for (int u = 0; u < U; ++u) gather(gr[u], xv[u]);
-          for (int u = 0; u < U; ++u) accumulate(gr[u], xv[u]);
+        S xv[U][4];
+        for (int u = 0; u < U; ++u)
+          for (int k = 0; k < 4; ++k) {
+            const std::uint16_t pc = std::uint16_t(packed[u] >> (16 * k));
+            xv[u][k] = k < cnt[u] ? x(ib[u] + (Trans ? coord_row(pc) : coord_col(pc))) : S(0);
+          }
+        for (int u = 0; u < U; ++u) {
+          if constexpr (Rotate) {
+            // every product added on its own, a lane's four from a lane-dependent start: the
+            // lanes of one step spread over more outputs (op = T: a step's groups are rows of a
+            // band, whose columns repeat from row to row)
+            const int rot = (tid + (tid >> 2) + (tid >> 4)) & 3;
+            for (int j = 0; j < 4; ++j) {
+              const int k = (j + rot) & 3;
+              const S vk = k == 0 ? v[u][0] : k == 1 ? v[u][1] : k == 2 ? v[u][2] : v[u][3];
+              const S xk = k == 0 ? xv[u][0] : k == 1 ? xv[u][1] : k == 2 ? xv[u][2] : xv[u][3];
+              const std::uint16_t pc = std::uint16_t(packed[u] >> (16 * k));
+              if (k < cnt[u])
+                Kokkos::atomic_add(&buf[Trans ? coord_col(pc) : coord_row(pc)], vk * xk);
+            }
+          } else {
+            for (int k = 0; k < 4; ++k) {
+              if (k >= cnt[u]) continue;
+              const std::uint16_t pc = std::uint16_t(packed[u] >> (16 * k));
+              const int o = int(Trans ? coord_col(pc) : coord_row(pc));
+              const S prod = v[u][k] * xv[u][k];
+              if (o == cur) {
+                acc += prod;
+              } else {
+                if (cur >= 0) Kokkos::atomic_add(&buf[cur], acc);
+                cur = o;
+                acc = prod;
+              }
+            }
+          }
         }
       }
     }
@@ -635,8 +586,9 @@ struct LeafSpmvStream {
 };
 
 /// y = beta y + factor op(A) x by output bands, the sparse leaves read as a stream of entry
-/// groups (see LeafSpmvStream, Shape a StreamShape); split bands pre-scaled as in leaf_spmv_band.
-template <bool Trans, class Shape, class S, class Device, class XView, class YView>
+/// groups, U per lane per step (see LeafSpmvStream); split bands pre-scaled as in leaf_spmv_band.
+template <bool Trans, int U, bool Rotate, int MinTeams, class S, class Device, class XView,
+          class YView>
 void leaf_spmv_stream(const HiSparseData<Device>& a, const BandPlan<Device>& p, S factor, S beta,
                       const XView& x, const YView& y) {
   using exec = typename Device::execution_space;
@@ -644,7 +596,7 @@ void leaf_spmv_stream(const HiSparseData<Device>& a, const BandPlan<Device>& p, 
   const int d = a.d;
   const bool beta_zero = beta == S(0);
   scale_split_bands(p, d, beta, y);
-  using F = LeafSpmvStream<S, Device, input_vector_t<XView>, YView, Trans, Shape>;
+  using F = LeafSpmvStream<S, Device, input_vector_t<XView>, YView, Trans, U, Rotate, MinTeams>;
   F f{reinterpret_cast<const char*>(a.pool.data()),
       a.log2d,
       p.leaves,
@@ -659,7 +611,7 @@ void leaf_spmv_stream(const HiSparseData<Device>& a, const BandPlan<Device>& p, 
       beta_zero,
       nout};
   const std::int64_t league = (p.chunks + F::warps_per_team - 1) / F::warps_per_team;
-  using Bounds = Kokkos::LaunchBounds<(Shape::MinTeams > 0 ? 128 : 0), Shape::MinTeams>;
+  using Bounds = Kokkos::LaunchBounds<(MinTeams > 0 ? 128 : 0), MinTeams>;
   Kokkos::TeamPolicy<exec, Bounds> policy(int(league), F::warps_per_team, F::warp);
   policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(d)));
   Kokkos::parallel_for(Trans ? "spk::hisparse::spmv_t_stream" : "spk::hisparse::spmv_stream",
