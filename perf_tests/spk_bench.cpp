@@ -113,7 +113,7 @@ const std::vector<FormatInfo>& format_registry() {
        "spk compressed COO (8/16/32-bit index offsets, 256-value table; K, B, raw variants)",
        true},
       {"hisparse",
-       "spk HiSparse (tree of 128 x 128 dense/COO nodes, band schedule; stream (-u2, -flip, -lb12), fused, per-bin, traverse, d64/d256 variants; "
+       "spk HiSparse (tree of 128 x 128 dense/COO nodes, stream schedule (-each, -inorder, -lb12 variants), band, fused, per-bin, traverse, d64/d256 variants; "
        "float/double)",
        true},
       {"auto",
@@ -691,12 +691,13 @@ void hisparse_candidates(const Options& o, const Matrix& a, const std::string& c
     using D = typename Matrix::device_type;
     constexpr bool gpu = spk::impl::is_gpu_space<typename Matrix::execution_space>();
     if (!wanted(o, "hisparse")) return;
-    spk::HiSparseSpmvParams traverse, per_bin, fused;
+    spk::HiSparseSpmvParams traverse, per_bin, fused, band;
     traverse.traverse = true;
     per_bin.schedule = spk::HiSparseSchedule::per_bin;
     fused.schedule = spk::HiSparseSchedule::fused;
-    std::vector<spk::HiSparseSpmvParams> params{{}};
-    for (int shape = 0; shape <= 3; ++shape) {
+    band.schedule = spk::HiSparseSchedule::band;
+    std::vector<spk::HiSparseSpmvParams> params{{}, band};
+    for (int shape = 1; shape <= 3; ++shape) {
       spk::HiSparseSpmvParams p;
       p.schedule = spk::HiSparseSchedule::stream;
       p.stream_shape = shape;

@@ -20,19 +20,19 @@ using spk_test::RoundTrip;
 namespace hs = spk::impl::hisparse;
 
 std::vector<spk::HiSparseSpmvParams> hisparse_params() {
-  spk::HiSparseSpmvParams traverse, per_bin, fused, fused_traverse, stream_traverse;
+  spk::HiSparseSpmvParams traverse, band, band_traverse, per_bin, fused, fused_traverse;
   traverse.traverse = true;
+  band.schedule = spk::HiSparseSchedule::band;
+  band_traverse = band;
+  band_traverse.traverse = true;
   per_bin.schedule = spk::HiSparseSchedule::per_bin;
   fused.schedule = spk::HiSparseSchedule::fused;
   fused_traverse = fused;
   fused_traverse.traverse = true;
-  stream_traverse.schedule = spk::HiSparseSchedule::stream;
-  stream_traverse.traverse = true;
-  std::vector<spk::HiSparseSpmvParams> out{spk::HiSparseSpmvParams{}, traverse, per_bin, fused,
-                                           fused_traverse, stream_traverse};
-  for (int shape = 0; shape <= 3; ++shape) {
+  std::vector<spk::HiSparseSpmvParams> out{spk::HiSparseSpmvParams{}, traverse, band,
+                                           band_traverse, per_bin, fused, fused_traverse};
+  for (int shape = 1; shape <= 3; ++shape) {
     spk::HiSparseSpmvParams p;
-    p.schedule = spk::HiSparseSchedule::stream;
     p.stream_shape = shape;
     out.push_back(p);
   }

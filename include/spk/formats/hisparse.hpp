@@ -36,8 +36,9 @@ namespace spk {
 
 /// How HiSparse SpMV schedules the leaves (see impl/hisparse_schedule.hpp, hisparse_spmv.hpp).
 enum class HiSparseSchedule {
-  band,    ///< a warp per output band chunk, its leaves by bin, y written once (default)
-  stream,  ///< as band, the chunk's sparse leaves read as one stream of 4-entry groups
+  stream,  ///< a warp per output band chunk, its sparse leaves read as one stream of 4-entry
+           ///< groups, y written once (default)
+  band,    ///< a warp per output band chunk, its leaves bin by bin, y written once
   fused,   ///< one launch, teams split by bin, atomics into y after y = beta y
   per_bin  ///< one launch per bin, atomics into y after y = beta y
 };
@@ -47,14 +48,14 @@ struct HiSparseSpmvParams {
   /// Re-run the top-down traversal that fills the leaf queues in this product instead of using
   /// the matrix's cached plan (what a changing matrix would need; measures the scheduler's cost).
   bool traverse = false;
-  HiSparseSchedule schedule = HiSparseSchedule::band;
-  /// Schedule stream, the kernel's shape (impl::hisparse::LeafSpmvStream): 0 one group per
-  /// lane per step, 1 two groups, 2 run sums and rotated order swapped between op = N and T,
-  /// 3 launch bounds of 12 teams per multiprocessor.
+  HiSparseSchedule schedule = HiSparseSchedule::stream;
+  /// Schedule stream, the kernel's shape (impl::hisparse::LeafSpmvStream): 0 run sums in a
+  /// rotated order, 1 every product its own shared atomic (rotated), 2 run sums in entry order,
+  /// 3 as 0 with launch bounds of 12 teams per multiprocessor.
   int stream_shape = 0;
 };
 
-/// A short name of the options: "band", "stream" (with "-u2", "-flip" or "-lb12" for
+/// A short name of the options: "band", "stream" (with "-each", "-inorder" or "-lb12" for
 /// stream_shape 1..3), "fused" or "per-bin", "-traverse" appended when set.
 inline std::string describe(const HiSparseSpmvParams& p) {
   return std::string(p.schedule == HiSparseSchedule::band     ? "band"
@@ -63,8 +64,8 @@ inline std::string describe(const HiSparseSpmvParams& p) {
                                                               : "per-bin") +
          (p.schedule != HiSparseSchedule::stream || p.stream_shape <= 0 || p.stream_shape > 3
               ? std::string()
-              : std::string(p.stream_shape == 1   ? "-u2"
-                            : p.stream_shape == 2 ? "-flip"
+              : std::string(p.stream_shape == 1   ? "-each"
+                            : p.stream_shape == 2 ? "-inorder"
                                                   : "-lb12")) +
          (p.traverse ? "-traverse" : "");
 }
@@ -281,24 +282,27 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
       else impl::hisparse::leaf_spmv_band<false>(a.data(), bp, factor, beta, x, y);
       return;
     }
-    // op = N sums a lane's runs of one row in a register; op = T adds every product on its
-    // own in a rotated order (impl::hisparse::LeafSpmvStream); shape 2 swaps them
-    const auto run = [&](auto u, auto flip, auto min_teams) {
-      constexpr int U = decltype(u)::value;
-      constexpr bool Flip = decltype(flip)::value;
+    // a lane sums its runs of one output in a register and visits its group's entries in a
+    // rotated order (impl::hisparse::LeafSpmvStream); the shapes change either
+    const auto run = [&](auto rotate, auto run_sum, auto min_teams) {
+      constexpr bool Rotate = decltype(rotate)::value;
+      constexpr bool RunSum = decltype(run_sum)::value;
       constexpr int MinTeams = decltype(min_teams)::value;
       if (trans)
-        impl::hisparse::leaf_spmv_stream<true, U, !Flip, MinTeams>(a.data(), bp, factor, beta, x, y);
+        impl::hisparse::leaf_spmv_stream<true, 1, Rotate, RunSum, MinTeams>(a.data(), bp, factor,
+                                                                          beta, x, y);
       else
-        impl::hisparse::leaf_spmv_stream<false, U, Flip, MinTeams>(a.data(), bp, factor, beta, x, y);
+        impl::hisparse::leaf_spmv_stream<false, 1, Rotate, RunSum, MinTeams>(a.data(), bp, factor,
+                                                                           beta, x, y);
     };
-    using one = std::integral_constant<int, 1>;
+    using yes = std::true_type;
+    using no = std::false_type;
     using zero = std::integral_constant<int, 0>;
     switch (params.stream_shape) {
-      case 1: run(std::integral_constant<int, 2>{}, std::false_type{}, zero{}); break;
-      case 2: run(one{}, std::true_type{}, zero{}); break;
-      case 3: run(one{}, std::false_type{}, std::integral_constant<int, 12>{}); break;
-      default: run(one{}, std::false_type{}, zero{}); break;
+      case 1: run(yes{}, no{}, zero{}); break;
+      case 2: run(no{}, yes{}, zero{}); break;
+      case 3: run(yes{}, yes{}, std::integral_constant<int, 12>{}); break;
+      default: run(yes{}, yes{}, zero{}); break;
     }
     return;
   }

@@ -426,7 +426,7 @@ void leaf_spmv_band(const HiSparseData<Device>& a, const BandPlan<Device>& p, S 
 /// Products go into the warp's d-entry shared buffer, a lane's run of equal output summed in a
 /// register first; the band is written as in LeafSpmvBand.
 template <class S, class Device, class XView, class YView, bool Trans, int U, bool Rotate,
-          int MinTeams>
+          bool RunSum, int MinTeams>
 struct LeafSpmvStream {
   using exec = typename Device::execution_space;
   using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -540,17 +540,32 @@ struct LeafSpmvStream {
           }
         for (int u = 0; u < U; ++u) {
           if constexpr (Rotate) {
-            // every product added on its own, a lane's four from a lane-dependent start: the
-            // lanes of one step spread over more outputs (op = T: a step's groups are rows of a
-            // band, whose columns repeat from row to row)
+            // a lane's four products from a lane-dependent start, (lane + lane / 4 + lane / 16)
+            // mod 4: where groups hold one entry per output (op = N on a leaf of one entry per
+            // row, op = T on most leaves) the outputs of one step are 4 apart from lane to lane
+            // and all 32 lanes' FP64 words fell into 4 of the 16 bank pairs; rotated, each
+            // half-warp touches 16 different ones. With RunSum a rotated group still sums its
+            // runs (a group of one row stays one run)
             const int rot = (tid + (tid >> 2) + (tid >> 4)) & 3;
             for (int j = 0; j < 4; ++j) {
               const int k = (j + rot) & 3;
               const S vk = k == 0 ? v[u][0] : k == 1 ? v[u][1] : k == 2 ? v[u][2] : v[u][3];
               const S xk = k == 0 ? xv[u][0] : k == 1 ? xv[u][1] : k == 2 ? xv[u][2] : xv[u][3];
               const std::uint16_t pc = std::uint16_t(packed[u] >> (16 * k));
-              if (k < cnt[u])
-                Kokkos::atomic_add(&buf[Trans ? coord_col(pc) : coord_row(pc)], vk * xk);
+              const int o = int(Trans ? coord_col(pc) : coord_row(pc));
+              if (k < cnt[u]) {
+                if constexpr (RunSum) {
+                  if (o == cur) {
+                    acc += vk * xk;
+                  } else {
+                    if (cur >= 0) Kokkos::atomic_add(&buf[cur], acc);
+                    cur = o;
+                    acc = vk * xk;
+                  }
+                } else {
+                  Kokkos::atomic_add(&buf[o], vk * xk);
+                }
+              }
             }
           } else {
             for (int k = 0; k < 4; ++k) {
@@ -587,8 +602,8 @@ struct LeafSpmvStream {
 
 /// y = beta y + factor op(A) x by output bands, the sparse leaves read as a stream of entry
 /// groups, U per lane per step (see LeafSpmvStream); split bands pre-scaled as in leaf_spmv_band.
-template <bool Trans, int U, bool Rotate, int MinTeams, class S, class Device, class XView,
-          class YView>
+template <bool Trans, int U, bool Rotate, bool RunSum, int MinTeams, class S, class Device,
+          class XView, class YView>
 void leaf_spmv_stream(const HiSparseData<Device>& a, const BandPlan<Device>& p, S factor, S beta,
                       const XView& x, const YView& y) {
   using exec = typename Device::execution_space;
@@ -596,7 +611,8 @@ void leaf_spmv_stream(const HiSparseData<Device>& a, const BandPlan<Device>& p, 
   const int d = a.d;
   const bool beta_zero = beta == S(0);
   scale_split_bands(p, d, beta, y);
-  using F = LeafSpmvStream<S, Device, input_vector_t<XView>, YView, Trans, U, Rotate, MinTeams>;
+  using F =
+      LeafSpmvStream<S, Device, input_vector_t<XView>, YView, Trans, U, Rotate, RunSum, MinTeams>;
   F f{reinterpret_cast<const char*>(a.pool.data()),
       a.log2d,
       p.leaves,
