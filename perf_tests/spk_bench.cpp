@@ -113,7 +113,7 @@ const std::vector<FormatInfo>& format_registry() {
        "spk compressed COO (8/16/32-bit index offsets, 256-value table; K, B, raw variants)",
        true},
       {"hisparse",
-       "spk HiSparse (tree of 128 x 128 dense/COO nodes, stream schedule (-each, -inorder, -lb12 variants), band, fused, per-bin, traverse, d64/d256 variants; "
+       "spk HiSparse (tree of 128 x 128 dense/COO nodes, stream schedule (-each, -runs variants), band, fused, per-bin, traverse, d64/d256 variants; "
        "float/double)",
        true},
       {"auto",
@@ -697,7 +697,7 @@ void hisparse_candidates(const Options& o, const Matrix& a, const std::string& c
     fused.schedule = spk::HiSparseSchedule::fused;
     band.schedule = spk::HiSparseSchedule::band;
     std::vector<spk::HiSparseSpmvParams> params{{}, band};
-    for (int shape = 1; shape <= 3; ++shape) {
+    for (int shape = 1; shape <= 2; ++shape) {
       spk::HiSparseSpmvParams p;
       p.schedule = spk::HiSparseSchedule::stream;
       p.stream_shape = shape;

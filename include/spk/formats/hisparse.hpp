@@ -49,24 +49,23 @@ struct HiSparseSpmvParams {
   /// the matrix's cached plan (what a changing matrix would need; measures the scheduler's cost).
   bool traverse = false;
   HiSparseSchedule schedule = HiSparseSchedule::stream;
-  /// Schedule stream, the kernel's shape (impl::hisparse::LeafSpmvStream): 0 run sums in a
-  /// rotated order, 1 every product its own shared atomic (rotated), 2 run sums in entry order,
-  /// 3 as 0 with launch bounds of 12 teams per multiprocessor.
+  /// Schedule stream, the kernel's shape (impl::hisparse::LeafSpmvStream): 1 every product its
+  /// own shared atomic in a rotated order, 2 a lane's runs of one output summed in a register
+  /// first; 0 (default) the faster of the two, timed once per matrix and direction on the first
+  /// product (eight products on a scratch vector, kept with the matrix's plan).
   int stream_shape = 0;
 };
 
-/// A short name of the options: "band", "stream" (with "-each", "-inorder" or "-lb12" for
-/// stream_shape 1..3), "fused" or "per-bin", "-traverse" appended when set.
+/// A short name of the options: "band", "stream" (with "-each" or "-runs" for stream_shape 1
+/// or 2), "fused" or "per-bin", "-traverse" appended when set.
 inline std::string describe(const HiSparseSpmvParams& p) {
   return std::string(p.schedule == HiSparseSchedule::band     ? "band"
                      : p.schedule == HiSparseSchedule::stream ? "stream"
                      : p.schedule == HiSparseSchedule::fused  ? "fused"
                                                               : "per-bin") +
-         (p.schedule != HiSparseSchedule::stream || p.stream_shape <= 0 || p.stream_shape > 3
+         (p.schedule != HiSparseSchedule::stream || p.stream_shape <= 0 || p.stream_shape > 2
               ? std::string()
-              : std::string(p.stream_shape == 1   ? "-each"
-                            : p.stream_shape == 2 ? "-inorder"
-                                                  : "-lb12")) +
+              : std::string(p.stream_shape == 1 ? "-each" : "-runs")) +
          (p.traverse ? "-traverse" : "");
 }
 
@@ -148,6 +147,10 @@ class HiSparseMatrix {
 
   /// The leaves grouped by output band for products in the stored orientation (trans = false:
   /// by row band) or transposed, built on first use (see impl::hisparse::BandPlan).
+  /// Whether the band plan of a direction was made already.
+  bool has_band_plan(bool trans) const {
+    return bool(const_cast<impl::hisparse::Plan<device_type>&>(plan()).bands[trans ? 1 : 0]);
+  }
   const impl::hisparse::BandPlan<device_type>& band_plan(bool trans) const {
     auto& p = const_cast<impl::hisparse::Plan<device_type>&>(plan());
     auto& slot = p.bands[trans ? 1 : 0];
@@ -257,9 +260,10 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
                 "spk::spmv: invalid vector types");
   impl::check_vector_sizes("spk::spmv (HiSparse)", mode != Mode::N, a.nrows(), a.ncols(), x, y,
                            to_string(mode));
-  if (params.stream_shape < 0 || params.stream_shape > 3)
+  if (params.stream_shape < 0 || params.stream_shape > 2)
     throw std::invalid_argument("spk::spmv (HiSparse): stream_shape = " +
-                                std::to_string(params.stream_shape) + " is outside 0..3");
+                                std::to_string(params.stream_shape) +
+                                " is outside 0..2 (0 timed choice, 1 each, 2 runs)");
   if (a.data().root == 0 || alpha == S(0)) {
     if (beta != S(1)) impl::scale_output<exec>(beta, y);
     return;
@@ -282,28 +286,19 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
       else impl::hisparse::leaf_spmv_band<false>(a.data(), bp, factor, beta, x, y);
       return;
     }
-    // a lane sums its runs of one output in a register and visits its group's entries in a
-    // rotated order (impl::hisparse::LeafSpmvStream); the shapes change either
-    const auto run = [&](auto rotate, auto run_sum, auto min_teams) {
-      constexpr bool Rotate = decltype(rotate)::value;
-      constexpr bool RunSum = decltype(run_sum)::value;
-      constexpr int MinTeams = decltype(min_teams)::value;
-      if (trans)
-        impl::hisparse::leaf_spmv_stream<true, 1, Rotate, RunSum, MinTeams>(a.data(), bp, factor,
-                                                                          beta, x, y);
-      else
-        impl::hisparse::leaf_spmv_stream<false, 1, Rotate, RunSum, MinTeams>(a.data(), bp, factor,
-                                                                           beta, x, y);
-    };
-    using yes = std::true_type;
-    using no = std::false_type;
-    using zero = std::integral_constant<int, 0>;
-    switch (params.stream_shape) {
-      case 1: run(yes{}, no{}, zero{}); break;
-      case 2: run(no{}, yes{}, zero{}); break;
-      case 3: run(yes{}, yes{}, std::integral_constant<int, 12>{}); break;
-      default: run(yes{}, yes{}, zero{}); break;
+    // shape 0: the plan's timed choice (impl::hisparse::choose_stream_shape), made on the
+    // first such product in this direction; a fresh plan takes the cached one's, if any
+    int shape = params.stream_shape;
+    if (shape == 0 && fresh && a.has_band_plan(trans)) shape = a.band_plan(trans).stream_shape;
+    if (shape == 0) {
+      if (bp.stream_shape == 0)
+        bp.stream_shape =
+            trans ? impl::hisparse::choose_stream_shape<true, S>(a.data(), bp, x, y.extent(0))
+                  : impl::hisparse::choose_stream_shape<false, S>(a.data(), bp, x, y.extent(0));
+      shape = bp.stream_shape;
     }
+    if (trans) impl::hisparse::leaf_spmv_stream_shape<true>(shape, a.data(), bp, factor, beta, x, y);
+    else impl::hisparse::leaf_spmv_stream_shape<false>(shape, a.data(), bp, factor, beta, x, y);
     return;
   }
   if (beta != S(1)) impl::scale_output<exec>(beta, y);

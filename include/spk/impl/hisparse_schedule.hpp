@@ -294,6 +294,9 @@ struct BandPlan {
   Kokkos::View<std::int32_t*, Device> split_bands;    // bands cut into several chunks
   std::int64_t chunks = 0;
   std::int64_t nsplit = 0;
+  /// The stream kernel shape chosen for this plan by timing (HiSparseSpmvParams::stream_shape
+  /// 0, see choose_stream_shape in hisparse_spmv.hpp); 0 until the first such product.
+  mutable int stream_shape = 0;
   std::size_t memory_bytes() const {
     return leaves.extent(0) * (sizeof(WorkItem) + sizeof(std::uint32_t)) +
            chunk_begin.extent(0) * sizeof(std::int64_t) +

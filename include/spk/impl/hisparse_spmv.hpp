@@ -423,10 +423,11 @@ void leaf_spmv_band(const HiSparseData<Device>& a, const BandPlan<Device>& p, S 
 /// its U groups, then their U x 4 gathers of x, then the products. So a lane has U groups of
 /// loads in flight whatever the leaves' sizes, and no step waits on a leaf's header (the band
 /// kernel's per-leaf chain: work item, header, entries, x). Dense leaves keep a warp each.
-/// Products go into the warp's d-entry shared buffer, a lane's run of equal output summed in a
-/// register first; the band is written as in LeafSpmvBand.
-template <class S, class Device, class XView, class YView, bool Trans, int U, bool Rotate,
-          bool RunSum, int MinTeams>
+/// Products go into the warp's d-entry shared buffer: with Rotate each on its own, a lane's four
+/// from a lane-dependent start (see below), else a lane's run of one output summed in a
+/// register first; the band is written as in LeafSpmvBand. U = 1 is what spmv instantiates
+/// (two groups per lane per step took 72-78 registers and were 6-30% slower, run S3).
+template <class S, class Device, class XView, class YView, bool Trans, int U, bool Rotate>
 struct LeafSpmvStream {
   using exec = typename Device::execution_space;
   using scratch = Kokkos::View<S*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -540,32 +541,19 @@ struct LeafSpmvStream {
           }
         for (int u = 0; u < U; ++u) {
           if constexpr (Rotate) {
-            // a lane's four products from a lane-dependent start, (lane + lane / 4 + lane / 16)
-            // mod 4: where groups hold one entry per output (op = N on a leaf of one entry per
-            // row, op = T on most leaves) the outputs of one step are 4 apart from lane to lane
-            // and all 32 lanes' FP64 words fell into 4 of the 16 bank pairs; rotated, each
-            // half-warp touches 16 different ones. With RunSum a rotated group still sums its
-            // runs (a group of one row stays one run)
+            // every product its own shared atomic, a lane's four from a lane-dependent start,
+            // (lane + lane / 4 + lane / 16) mod 4: where groups hold one entry per output (op = N
+            // on a leaf of one entry per row, op = T on a stencil's leaves) the outputs of one
+            // step are 4 apart from lane to lane, and all 32 lanes' FP64 words fell into 4 of
+            // the 16 bank pairs; rotated, each half-warp touches 16 different ones
             const int rot = (tid + (tid >> 2) + (tid >> 4)) & 3;
             for (int j = 0; j < 4; ++j) {
               const int k = (j + rot) & 3;
               const S vk = k == 0 ? v[u][0] : k == 1 ? v[u][1] : k == 2 ? v[u][2] : v[u][3];
               const S xk = k == 0 ? xv[u][0] : k == 1 ? xv[u][1] : k == 2 ? xv[u][2] : xv[u][3];
               const std::uint16_t pc = std::uint16_t(packed[u] >> (16 * k));
-              const int o = int(Trans ? coord_col(pc) : coord_row(pc));
-              if (k < cnt[u]) {
-                if constexpr (RunSum) {
-                  if (o == cur) {
-                    acc += vk * xk;
-                  } else {
-                    if (cur >= 0) Kokkos::atomic_add(&buf[cur], acc);
-                    cur = o;
-                    acc = vk * xk;
-                  }
-                } else {
-                  Kokkos::atomic_add(&buf[o], vk * xk);
-                }
-              }
+              if (k < cnt[u])
+                Kokkos::atomic_add(&buf[Trans ? coord_col(pc) : coord_row(pc)], vk * xk);
             }
           } else {
             for (int k = 0; k < 4; ++k) {
@@ -602,8 +590,7 @@ struct LeafSpmvStream {
 
 /// y = beta y + factor op(A) x by output bands, the sparse leaves read as a stream of entry
 /// groups, U per lane per step (see LeafSpmvStream); split bands pre-scaled as in leaf_spmv_band.
-template <bool Trans, int U, bool Rotate, bool RunSum, int MinTeams, class S, class Device,
-          class XView, class YView>
+template <bool Trans, int U, bool Rotate, class S, class Device, class XView, class YView>
 void leaf_spmv_stream(const HiSparseData<Device>& a, const BandPlan<Device>& p, S factor, S beta,
                       const XView& x, const YView& y) {
   using exec = typename Device::execution_space;
@@ -611,8 +598,7 @@ void leaf_spmv_stream(const HiSparseData<Device>& a, const BandPlan<Device>& p, 
   const int d = a.d;
   const bool beta_zero = beta == S(0);
   scale_split_bands(p, d, beta, y);
-  using F =
-      LeafSpmvStream<S, Device, input_vector_t<XView>, YView, Trans, U, Rotate, RunSum, MinTeams>;
+  using F = LeafSpmvStream<S, Device, input_vector_t<XView>, YView, Trans, U, Rotate>;
   F f{reinterpret_cast<const char*>(a.pool.data()),
       a.log2d,
       p.leaves,
@@ -627,11 +613,48 @@ void leaf_spmv_stream(const HiSparseData<Device>& a, const BandPlan<Device>& p, 
       beta_zero,
       nout};
   const std::int64_t league = (p.chunks + F::warps_per_team - 1) / F::warps_per_team;
-  using Bounds = Kokkos::LaunchBounds<(MinTeams > 0 ? 128 : 0), MinTeams>;
-  Kokkos::TeamPolicy<exec, Bounds> policy(int(league), F::warps_per_team, F::warp);
+  Kokkos::TeamPolicy<exec> policy(int(league), F::warps_per_team, F::warp);
   policy = policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(d)));
   Kokkos::parallel_for(Trans ? "spk::hisparse::spmv_t_stream" : "spk::hisparse::spmv_stream",
                        policy, f);
+}
+
+/// y = beta y + factor op(A) x with stream shape `shape` (1: rotated, every product its own
+/// atomic; 2: run sums in entry order; see LeafSpmvStream).
+template <bool Trans, class S, class Device, class XView, class YView>
+void leaf_spmv_stream_shape(int shape, const HiSparseData<Device>& a, const BandPlan<Device>& p,
+                            S factor, S beta, const XView& x, const YView& y) {
+  if (shape == 1) leaf_spmv_stream<Trans, 1, true>(a, p, factor, beta, x, y);
+  else leaf_spmv_stream<Trans, 1, false>(a, p, factor, beta, x, y);
+}
+
+/// The faster stream shape (1 or 2) of op(A) x for plan p, timed on a scratch output: one
+/// warm-up and three fenced runs of each, the fastest run counting. Which one wins depends on
+/// how a matrix's leaves hold their outputs (measured: rotated atomics for op = N on 5- and
+/// 7-point stencils and for op = T on stencils and narrow bands, run sums elsewhere); the choice
+/// is kept in the plan, so it costs eight products once per direction. CPU backends (one lane
+/// per warp, nothing to rotate) take 2 without timing.
+template <bool Trans, class S, class Device, class XView>
+int choose_stream_shape(const HiSparseData<Device>& a, const BandPlan<Device>& p, const XView& x,
+                        std::int64_t nout) {
+  using exec = typename Device::execution_space;
+  if (!wide_warps<exec>()) return 2;
+  Kokkos::View<S*, Device> scratch_y(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "spk::hisparse::stream_shape_y"),
+      std::size_t(nout));
+  double best[2] = {0, 0};
+  for (int shape = 1; shape <= 2; ++shape) {
+    leaf_spmv_stream_shape<Trans>(shape, a, p, S(1), S(0), x, scratch_y);
+    exec().fence();
+    for (int rep = 0; rep < 3; ++rep) {
+      Kokkos::Timer timer;
+      leaf_spmv_stream_shape<Trans>(shape, a, p, S(1), S(0), x, scratch_y);
+      exec().fence();
+      const double t = timer.seconds();
+      if (rep == 0 || t < best[shape - 1]) best[shape - 1] = t;
+    }
+  }
+  return best[0] < best[1] ? 1 : 2;
 }
 
 /// Runs the leaf kernels of every non-empty leaf bin: y += factor * op(A) * x (op = T when
