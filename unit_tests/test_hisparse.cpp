@@ -319,22 +319,30 @@ TEST_CASE_TEMPLATE_DEFINE("hisparse stream shape is timed once per direction and
   using exec = typename Device::execution_space;
   const auto host = spk_test::random_csr<double, int>(700, 500, 12, 41);
   const spk::HiSparseMatrix<double, int, Device> h(spk::copy_to<Device>(host), 32);
-  const auto copy = h.scaled(3.0);  // shares the content, so the plans and their shapes
+  const auto copy = h.scaled(3.0);  // shares the content, so the plan and its choices
+  const auto chosen = [&](bool trans) { return copy.plan().stream_shape[trans ? 1 : 0]; };
+  CHECK(chosen(false) == 0);
+  // a product that regroups a fresh band plan (traverse) still records the choice
+  spk::HiSparseSpmvParams traverse;
+  traverse.traverse = true;
+  spk_test::check_format_spmv<Device>(h, host, spk::Mode::N, 0.5, 0.0, 43, traverse);
   CHECK_FALSE(h.has_band_plan(false));
-  spk_test::check_format_spmv<Device>(h, host, spk::Mode::N, 0.5, 0.0, 43,
-                                      spk::HiSparseSpmvParams{});
-  REQUIRE(h.has_band_plan(false));
-  CHECK_FALSE(h.has_band_plan(true));
-  const int n_shape = h.band_plan(false).stream_shape;
+  const int n_shape = chosen(false);
   // GPUs time shapes 1 and 2; CPU backends (one lane per warp) take 2
   if (spk::impl::is_gpu_space<exec>()) CHECK((n_shape == 1 || n_shape == 2));
   else CHECK(n_shape == 2);
+  CHECK(chosen(true) == 0);
   spk_test::check_format_spmv<Device>(h, host, spk::Mode::T, 0.5, 2.0, 47,
                                       spk::HiSparseSpmvParams{});
-  REQUIRE(copy.has_band_plan(true));
-  CHECK(copy.band_plan(true).stream_shape >= 1);
-  CHECK(copy.band_plan(true).stream_shape <= 2);
-  CHECK(copy.band_plan(false).stream_shape == n_shape);  // kept, not timed again
+  CHECK(chosen(true) >= 1);
+  CHECK(chosen(true) <= 2);
+  // kept, not timed again: a recorded choice is used as it is (the other shape here, which a
+  // new timing on a CPU backend would overwrite with 2), and products stay correct with it
+  auto& plan = const_cast<spk::impl::hisparse::Plan<Device>&>(h.plan());
+  plan.stream_shape[0] = 3 - n_shape;
+  spk_test::check_format_spmv<Device>(h, host, spk::Mode::N, 0.5, 0.0, 53,
+                                      spk::HiSparseSpmvParams{});
+  CHECK(chosen(false) == 3 - n_shape);
 }
 TEST_CASE_TEMPLATE_APPLY(hs_shape, spk_test::all_devices);
 

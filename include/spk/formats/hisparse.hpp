@@ -145,12 +145,13 @@ class HiSparseMatrix {
     return *static_cast<impl::hisparse::Plan<device_type>*>(data_->plan.get());
   }
 
-  /// The leaves grouped by output band for products in the stored orientation (trans = false:
-  /// by row band) or transposed, built on first use (see impl::hisparse::BandPlan).
-  /// Whether the band plan of a direction was made already.
+  /// Whether the band plan of a direction was made already (builds the leaf plan, if needed).
   bool has_band_plan(bool trans) const {
     return bool(const_cast<impl::hisparse::Plan<device_type>&>(plan()).bands[trans ? 1 : 0]);
   }
+
+  /// The leaves grouped by output band for products in the stored orientation (trans = false:
+  /// by row band) or transposed, built on first use (see impl::hisparse::BandPlan).
   const impl::hisparse::BandPlan<device_type>& band_plan(bool trans) const {
     auto& p = const_cast<impl::hisparse::Plan<device_type>&>(plan());
     auto& slot = p.bands[trans ? 1 : 0];
@@ -286,16 +287,15 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
       else impl::hisparse::leaf_spmv_band<false>(a.data(), bp, factor, beta, x, y);
       return;
     }
-    // shape 0: the plan's timed choice (impl::hisparse::choose_stream_shape), made on the
-    // first such product in this direction; a fresh plan takes the cached one's, if any
+    // shape 0: the timed choice (impl::hisparse::choose_stream_shape), made on the first such
+    // product in this direction and kept in the matrix's plan
     int shape = params.stream_shape;
-    if (shape == 0 && fresh && a.has_band_plan(trans)) shape = a.band_plan(trans).stream_shape;
     if (shape == 0) {
-      if (bp.stream_shape == 0)
-        bp.stream_shape =
-            trans ? impl::hisparse::choose_stream_shape<true, S>(a.data(), bp, x, y.extent(0))
-                  : impl::hisparse::choose_stream_shape<false, S>(a.data(), bp, x, y.extent(0));
-      shape = bp.stream_shape;
+      int& chosen = const_cast<impl::hisparse::Plan<dev>&>(plan).stream_shape[trans ? 1 : 0];
+      if (chosen == 0)
+        chosen = trans ? impl::hisparse::choose_stream_shape<true, S>(a.data(), bp, x, y.extent(0))
+                       : impl::hisparse::choose_stream_shape<false, S>(a.data(), bp, x, y.extent(0));
+      shape = chosen;
     }
     if (trans) impl::hisparse::leaf_spmv_stream_shape<true>(shape, a.data(), bp, factor, beta, x, y);
     else impl::hisparse::leaf_spmv_stream_shape<false>(shape, a.data(), bp, factor, beta, x, y);

@@ -61,6 +61,11 @@ struct Plan {
   std::vector<LevelQueues<Device>> level;
   /// The leaves grouped by output band for op = N ([0]) and T ([1]), made on first use.
   std::shared_ptr<BandPlan<Device>> bands[2];
+  /// The stream kernel shape chosen by timing for op = N ([0]) and T ([1])
+  /// (HiSparseSpmvParams::stream_shape 0, see choose_stream_shape in hisparse_spmv.hpp); 0
+  /// until the first such product in that direction. Kept here, not in a BandPlan, so that
+  /// products regrouping a fresh band plan (traverse) time it once too.
+  int stream_shape[2] = {0, 0};
   std::size_t memory_bytes() const;
 };
 
@@ -294,9 +299,6 @@ struct BandPlan {
   Kokkos::View<std::int32_t*, Device> split_bands;    // bands cut into several chunks
   std::int64_t chunks = 0;
   std::int64_t nsplit = 0;
-  /// The stream kernel shape chosen for this plan by timing (HiSparseSpmvParams::stream_shape
-  /// 0, see choose_stream_shape in hisparse_spmv.hpp); 0 until the first such product.
-  mutable int stream_shape = 0;
   std::size_t memory_bytes() const {
     return leaves.extent(0) * (sizeof(WorkItem) + sizeof(std::uint32_t)) +
            chunk_begin.extent(0) * sizeof(std::int64_t) +
