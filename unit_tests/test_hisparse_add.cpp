@@ -342,10 +342,12 @@ TEST_CASE_TEMPLATE_DEFINE("hisparse add: every pair path gives the same result",
   // perturbed copy; each run forces other paths: no serial small pairs, no merge (bitmaps for
   // untransposed pairs too), teams of 2 threads on the host (barriers and team scans); on GPUs
   // the default sends sparse pairs to the warp bin at d = 32..128 (also every pair but dense
-  // ones in variant 5), variants 1-4 to the team paths
+  // ones in variant 5), variants 1-4 to the team paths; variants 6 and 7 bound the teams per
+  // launch (one team, or three of four small pairs each) so that every team loops over many
+  // pairs, reusing its scratch and counters
   const auto a = spk_test::random_csr<S, int>(256, 256, 40, 21, 17);
   const auto b = perturbed<Device>(a, 2, 22);
-  std::vector<spk::HiSparseAddParams> variants(6);
+  std::vector<spk::HiSparseAddParams> variants(8);
   variants[1].small_entries = 0;
   variants[2].merge = false;
   variants[3].small_entries = 4;
@@ -355,10 +357,14 @@ TEST_CASE_TEMPLATE_DEFINE("hisparse add: every pair path gives the same result",
   variants[4].team_size = 2;
   for (int v = 1; v <= 4; ++v) variants[std::size_t(v)].warp_pairs = false;
   variants[5].small_entries = 0;
+  variants[6].max_teams = 1;
+  variants[7].max_teams = 3;
+  variants[7].small_pairs_per_team = 4;
+  variants[7].warp_pairs = false;
   for (int d : {4, 16, 32, 64, 128, 256})
     for (std::size_t v = 0; v < variants.size(); ++v) {
       // teams of 2 host threads spin in their barriers: only where pairs are few
-      if (v == 4 && d < 128) continue;
+      if ((v == 4 || v == 7) && d < 128) continue;
       check_add<Device>(Operand<S>{a}, Operand<S>{b, false, S(-0.5)}, d, variants[v]);
       check_add<Device>(Operand<S>{a, true}, Operand<S>{b}, d, variants[v]);
     }
@@ -368,13 +374,15 @@ TEST_CASE_TEMPLATE_DEFINE("hisparse add: every pair path gives the same result",
   for (int d : {4, 16}) {
     check_add<Device>(Operand<S>{small_a}, Operand<S>{small_b}, d, variants[4]);
     check_add<Device>(Operand<S>{small_a}, Operand<S>{small_b, true, S(2)}, d, variants[4]);
+    check_add<Device>(Operand<S>{small_a}, Operand<S>{small_b}, d, variants[7]);
   }
 }
 TEST_CASE_TEMPLATE_APPLY(hs_add_paths, spk_test::all_devices);
 
 TEST_CASE_TEMPLATE_DEFINE("hisparse add: the shared real matrices and their perturbed copies",
                           Device, hs_add_real) {
-  // A + B with B = perturb_entries(A, 2) (the paper's pairs) at d = 128, and A^T + B at d = 32
+  // A + B with B = perturb_entries(A, 2) (the paper's pairs) at d = 128 (and at d = 64 with at
+  // most 64 teams per launch), and A^T + B at d = 32
   // (the warp bin on GPUs) for square A; complex files are left to the SpMV tests (the
   // addition is instantiated for float and double). Sums may cancel, so no exact statistics.
   spk_test::for_each_shared_matrix("hisparse add", [](const auto& host, const std::string&,
@@ -383,6 +391,9 @@ TEST_CASE_TEMPLATE_DEFINE("hisparse add: the shared real matrices and their pert
     if constexpr (std::is_same<S, double>::value) {
       const auto b = perturbed<Device>(host, 2, 51);
       check_add<Device>(Operand<S>{host}, Operand<S>{b}, 128, {}, false);
+      spk::HiSparseAddParams few;  // teams loop over many pairs each
+      few.max_teams = 64;
+      check_add<Device>(Operand<S>{host}, Operand<S>{b, false, S(2)}, 64, few, false);
       if (host.nrows() == host.ncols())
         check_add<Device>(Operand<S>{host, true}, Operand<S>{b, false, S(-0.5)}, 32, {}, false);
       return true;
@@ -449,5 +460,9 @@ TEST_CASE("hisparse add: errors name the shapes and node sizes") {
   p.small_entries = 17;
   CHECK_THROWS_WITH_AS(spk::add(ha, ha, p),
                        doctest::Contains("small_entries = 17 must be in [0, 16]"),
+                       std::invalid_argument);
+  spk::HiSparseAddParams q;
+  q.max_teams = -1;
+  CHECK_THROWS_WITH_AS(spk::add(ha, ha, q), doctest::Contains("max_teams must be >= 0"),
                        std::invalid_argument);
 }

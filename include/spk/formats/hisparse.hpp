@@ -332,6 +332,10 @@ struct HiSparseAddParams {
   /// shared memory: used where possible (32-lane warps, 32 <= d <= 128); false sends them to
   /// the team merge and bitmap paths above.
   bool warp_pairs = true;
+  /// Most teams of one launch (a level's pair class); a team loops over the pairs beyond
+  /// them. 0: as many as the device holds at once, times 8, on a GPU (a team per pair, or per
+  /// group of small pairs, below that), a team per pair or group on CPU backends.
+  int max_teams = 0;
 };
 
 /// Buffers spk::add can keep from one addition to the next (the working pool of about the two
@@ -365,12 +369,15 @@ HiSparseMatrix<S, O, D> add_checked(const HiSparseMatrix<S, O, D>& a,
               params.team_size >= 0,
           where, "HiSparseAddParams team sizes must be >= 0 (0: default), got ",
           params.small_pairs_per_team, ", ", params.merge_team_size, ", ", params.team_size);
+  require(params.max_teams >= 0, where, "HiSparseAddParams::max_teams must be >= 0 (0: default), got ",
+          params.max_teams);
   impl::hisparse::AddLaunch launch = impl::hisparse::default_add_launch<exec>();
   launch.small_entries = params.small_entries;
   launch.merge = params.merge;
   if (params.small_pairs_per_team > 0) launch.small_pairs_per_team = params.small_pairs_per_team;
   if (params.merge_team_size > 0) launch.merge_team = params.merge_team_size;
   if (params.team_size > 0) launch.big_team = params.team_size;
+  launch.max_teams = params.max_teams;
   launch.warp_pairs = launch.warp_pairs && params.warp_pairs &&
                       impl::hisparse::warp_pairs_possible<exec>(a.node_size());
   auto data = impl::hisparse::add_hisparse<S>(a.data(), a.transposed(), a.scale(), b.data(),

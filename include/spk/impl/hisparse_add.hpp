@@ -17,9 +17,9 @@
 //      level the values sA a + sB b; above it, one child pair per union entry goes to the next
 //      level's queue, carrying the address of the slot it will patch.
 // The traversal runs level by level, one launch per level and pair class ("bin", PairBin):
-//   small       both nodes hold <= 16 entries together (a dense node counts d^2): one thread
-//               loads both lists into registers, sorts them by output position (only needed
-//               for a transposed side) and merges them serially;
+//   small       two sparse nodes (or one) of <= 16 entries together: one thread loads both
+//               lists into registers, sorts them by output position with a sorting network
+//               (constant indices keep the arrays in registers) and merges them serially;
 //   merge       neither side is transposed or dense: the coordinate lists are already sorted
 //               row-major, so a team merges them: each entry finds its rank in the other list
 //               by binary search and a team scan over "also in the other list" flags gives its
@@ -52,11 +52,13 @@
 #include <vector>
 
 #include <spk/error.hpp>
+#include <spk/impl/device_info.hpp>
 #include <spk/impl/hisparse_build.hpp>
 #include <spk/impl/hisparse_node.hpp>
 #include <spk/impl/hisparse_schedule.hpp>
 #include <spk/impl/kokkos_compat.hpp>
 #include <spk/impl/radix_sort.hpp>
+#include <spk/impl/warp.hpp>
 
 namespace spk {
 namespace impl {
@@ -100,6 +102,7 @@ struct AddLaunch {
   int merge_team = 1;                 ///< team size of the merge bin
   int big_team = 1;                   ///< team size of the merge_huge and bitmap bins
   bool warp_pairs = false;            ///< pairs of sparse nodes by a warp each (see file comment)
+  int max_teams = 0;                  ///< teams per launch at most (0: add_league's bound)
 };
 
 /// Whether the warp bin can take node size d on ExecSpace: a bitmap of d^2 bits is at least a
@@ -158,6 +161,35 @@ KOKKOS_INLINE_FUNCTION std::int64_t lower_bound_coord(const std::uint16_t* co, s
   return lo;
 }
 
+/// Calls f(row, col) for the entries of node nd with lanes lane, lane + stride, ...: what
+/// for_each_entry visits, reading a sparse node's coordinates only (COO4: 4 per 8-byte load).
+template <class Slot, class F>
+KOKKOS_INLINE_FUNCTION void for_each_position(const NodeView& nd, int log2d, int lane, int stride,
+                                              F&& f) {
+  const unsigned t = nd.type();
+  if (t == dense) {
+    const int dd = 1 << (2 * log2d);
+    const Slot* s = nd.slots<Slot>(0);
+    for (int idx = lane; idx < dd; idx += stride)
+      if (s[idx] != Slot(0)) f(unsigned(idx >> log2d), unsigned(idx & ((1 << log2d) - 1)));
+    return;
+  }
+  const std::int64_t n = nd.count(0);
+  const std::uint16_t* co = nd.coords();
+  if (t != coo4) {
+    for (std::int64_t e = lane; e < n; e += stride) f(coord_row(co[e]), coord_col(co[e]));
+    return;
+  }
+  for (std::int64_t g = lane; 4 * g < n; g += stride) {
+    const std::uint64_t packed = reinterpret_cast<const std::uint64_t*>(co)[g];
+    const int m = n - 4 * g < 4 ? int(n - 4 * g) : 4;
+    for (int j = 0; j < m; ++j) {
+      const std::uint16_t p = std::uint16_t(packed >> (16 * j));
+      f(coord_row(p), coord_col(p));
+    }
+  }
+}
+
 /// The type of a result node with n union entries: the conversion's rule; a pair whose nodes
 /// hold no nonzero (a dense node whose every slot reads as zero) still needs a node, since its
 /// parent has a slot for it: an empty COO4 node (16 bytes).
@@ -179,8 +211,8 @@ struct PairClassifier {
     const NodeView a{pool_a, ra}, b{pool_b, rb};
     const std::int64_t na = ra ? a.count(d) : 0;
     const std::int64_t nb = rb ? b.count(d) : 0;
-    if (na + nb <= small_entries) return pair_small;
     const bool dense_side = (ra && a.type() == dense) || (rb && b.type() == dense);
+    if (na + nb <= small_entries && !dense_side) return pair_small;
     const bool trans_side = (ra && trans_a) || (rb && trans_b);
     if (dense_side) return pair_bitmap;
     if (warp_pairs) return na + nb <= add_warp_max ? pair_warp : pair_bitmap;
@@ -218,13 +250,30 @@ struct AddPairs {
   /// Team scratch bytes of bin Bin: bitmap: two bitmaps and the prefix counts of their union;
   /// warp: that for each warp of the team; small: publish_team's counters for `units` pairs.
   static std::size_t scratch_bytes(int d, int units) {
-    return Bin == pair_bitmap ? 3 * scratch_u32::shmem_size(bitmap_words(d))
+    return Bin == pair_bitmap ? scratch_u32::shmem_size(bitmap_scratch_words(d))
            : Bin == pair_warp ? scratch_u32::shmem_size(3 * bitmap_words(d) * add_warps_per_team)
            : Bin == pair_small ? scratch_i64::shmem_size(std::size_t(publish_scratch(units)))
                                : 0;
   }
   KOKKOS_INLINE_FUNCTION static std::size_t bitmap_words(int d) {
     return std::size_t(d) * std::size_t(d) < 32 ? 1 : std::size_t(d) * std::size_t(d) / 32;
+  }
+  /// Entries of a result leaf that the bitmap bin builds in team scratch before writing it out
+  /// in order (a multiple of 4; 0: none): what fits beside the bitmaps in 44 KiB, at most
+  /// 4096 (CUDA gives a block 48 KiB; Kokkos keeps 8 bytes per thread + 16 of it). Writing
+  /// the entries of a pair straight to their ranks in global memory scatters 2- and 8-byte
+  /// stores over the node (each lane's four entries are four ranks apart from its
+  /// neighbours'), which made that kernel L2-bound (82% of L2 throughput, 24% of DRAM's).
+  KOKKOS_INLINE_FUNCTION static std::int64_t stage_entries(int d) {
+    if (!Leaf || Bin != pair_bitmap) return 0;
+    const std::int64_t budget = 44 * 1024 - 3 * 4 * std::int64_t(bitmap_words(d));
+    const std::int64_t c = budget / std::int64_t(sizeof(Slot) + 2);
+    return c < 64 ? 0 : (c < 4096 ? c : 4096) & ~std::int64_t(3);
+  }
+  /// 32-bit words of the bitmap bin's scratch: the staged leaf (values, then coordinates), then
+  /// the two bitmaps and the prefix counts.
+  KOKKOS_INLINE_FUNCTION static std::size_t bitmap_scratch_words(int d) {
+    return std::size_t(stage_entries(d)) * (sizeof(Slot) + 2) / 4 + 3 * bitmap_words(d);
   }
 
   /// Local coordinates of an operand's stored entry in the result's orientation.
@@ -357,7 +406,7 @@ struct AddPairs {
                                       unsigned r, unsigned c, std::int64_t slot_at) const {
     const int d = 1 << log2d;
     const unsigned b = classify(ra, rb);
-    const std::int64_t at = atomic_fetch_add_int(&next_tail(b), std::int64_t(1));
+    const std::int64_t at = aggregated_increment(&next_tail(b));
     if (at >= next_bins.cap[b]) {
       info(add_info_error) = 2;
       return;
@@ -390,80 +439,144 @@ struct AddPairs {
     }
   }
 
+  /// A team loops over the bin's pairs (its units: pairs of the small bin in groups of
+  /// `groups`, a warp's pair of the warp bin, a team's pair otherwise), league_size units apart:
+  /// the launch is bounded by what the device holds at once, not by the bin's capacity, so
+  /// a level whose bins are mostly empty costs no empty teams. Loop bounds are uniform over
+  /// the team (the bin's count is read from device memory by every thread). The team scratch is
+  /// taken once, before the loop (every scratch view made takes more of it).
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
-    if constexpr (Bin == pair_small) small(m);
-    else if constexpr (Bin == pair_bitmap) bitmap(m);
-    else if constexpr (Bin == pair_warp) warp_bitmap(m);
-    else merge(m);
+    const std::int64_t count = in_count(Bin);
+    const std::int64_t league = m.league_size();
+    const std::size_t nw = bitmap_words(1 << log2d);
+    if constexpr (Bin == pair_small) {
+      std::int64_t* shared =
+          scratch_i64(m.team_scratch(0), std::size_t(publish_scratch(groups))).data();
+      for (std::int64_t u = m.league_rank(); u * groups < count; u += league)
+        small(m, u, count, shared);
+    } else if constexpr (Bin == pair_warp) {
+      std::uint32_t* all =
+          scratch_u32(m.team_scratch(0), 3 * nw * std::size_t(m.team_size())).data();
+      const std::int64_t warps = league * m.team_size();
+      for (std::int64_t k = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
+           k < count; k += warps)
+        warp_bitmap(m, k, all + 3 * nw * std::size_t(m.team_rank()));
+    } else {
+      std::uint32_t* bits = nullptr;
+      if constexpr (Bin == pair_bitmap)
+        bits = scratch_u32(m.team_scratch(0), bitmap_scratch_words(1 << log2d)).data();
+      for (std::int64_t k = m.league_rank(); k < count; k += league) {
+        if constexpr (Bin == pair_bitmap) bitmap(m, k, bits);
+        else merge(m, k);
+        m.team_barrier();  // the next pair reuses the team's scratch and counters
+      }
+    }
   }
 
   /// One thread per pair: both lists in registers, insertion sort by (position, operand),
   /// serial merge.
   template <class Member>
-  KOKKOS_INLINE_FUNCTION void small(const Member& m) const {
-    const std::int64_t k = std::int64_t(m.league_rank()) * groups + m.team_rank();
-    const bool active = k < in_count(Bin);
+  KOKKOS_INLINE_FUNCTION void small(const Member& m, std::int64_t unit, std::int64_t count,
+                                     std::int64_t* shared) const {
+    const std::int64_t k = unit * groups + m.team_rank();
+    const bool active = k < count;
     AddItem w{0, 0, 0, 0, 0};
     if (active) w = in(begin + k);
     const int d = 1 << log2d;
-    std::uint32_t key[add_small_max];  // (row-major position << 1) | operand
-    Slot val[add_small_max];
-    int cnt = 0;
-    auto load = [&](const char* pool, std::uint64_t ref, bool trans, unsigned side) {
-      if (!ref) return;
-      for_each_entry<exec, Slot>(NodeView{pool, ref}, log2d, 0, 1,
-                                 [&](unsigned r, unsigned c, Slot v) {
-                                   unsigned ro, co;
-                                   orient(trans, r, c, ro, co);
-                                   if (cnt < add_small_max) {
-                                     key[cnt] = ((ro * unsigned(d) + co) << 1) | side;
-                                     val[cnt] = v;
-                                     ++cnt;
-                                   }
-                                 });
+    // both lists' keys in registers: every index below is a compile-time constant once the
+    // loops are unrolled (a loop counter as index put the arrays in local memory: 224 bytes of
+    // stack per thread, and on R-MAT's millions of small pairs most of that kernel's DRAM
+    // traffic); values stay in the nodes until written (keys and values in registers took 80
+    // registers and were slower still). Key: (row-major position << 4) | index in the list
+    // A's entries, then B's; slots past the pair's entries hold the largest key.
+    constexpr int M = add_small_max;
+    static_assert(M <= 16, "the small bin's keys hold a 4-bit list index");
+    constexpr std::uint32_t none = ~std::uint32_t(0);
+    std::uint32_t key[M];
+    const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
+    const int n_a = w.ref_a ? int(na.count(d)) : 0;  // sparse nodes (PairClassifier)
+    const int n_b = w.ref_b ? int(nb.count(d)) : 0;
+    const std::uint16_t* ca = w.ref_a ? na.coords() : nullptr;
+    const std::uint16_t* cb = w.ref_b ? nb.coords() : nullptr;
+    const Slot* sa = w.ref_a ? na.template slots<Slot>(n_a) : nullptr;
+    const Slot* sb = w.ref_b ? nb.template slots<Slot>(n_b) : nullptr;
+    auto key_of = [&](std::uint16_t p, bool trans, int e) {
+      unsigned ro, co;
+      orient(trans, coord_row(p), coord_col(p), ro, co);
+      return ((ro * unsigned(d) + co) << 4) | unsigned(e);
     };
-    load(classify.pool_a, w.ref_a, classify.trans_a, 0);
-    load(classify.pool_b, w.ref_b, classify.trans_b, 1);
-    for (int i = 1; i < cnt; ++i) {
-      const std::uint32_t kk = key[i];
-      const Slot vv = val[i];
-      int j = i;
-      for (; j > 0 && key[j - 1] > kk; --j) {
-        key[j] = key[j - 1];
-        val[j] = val[j - 1];
-      }
-      key[j] = kk;
-      val[j] = vv;
-    }
-    std::int64_t n = cnt;
-    for (int i = 1; i < cnt; ++i)
-      if ((key[i] >> 1) == (key[i - 1] >> 1)) --n;
-    scratch_i64 shared(m.team_scratch(0), std::size_t(publish_scratch(groups)));
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int e = 0; e < M; ++e)
+      key[e] = e < n_a            ? key_of(ca[e], classify.trans_a, e)
+               : e - n_a < n_b    ? key_of(cb[e - n_a], classify.trans_b, e)
+                                  : none;
+    // bitonic sorting network (A's entry before B's at one position: lower index); 8 slots
+    // suffice when the pair has at most 8 entries (the rest hold `none`)
+    auto sort = [&](auto width) {
+      constexpr int W = decltype(width)::value;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int kk = 2; kk <= W; kk <<= 1)
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int j = kk >> 1; j > 0; j >>= 1)
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+          for (int i = 0; i < W; ++i) {
+            const int l = i ^ j;
+            if (l > i) {
+              const std::uint32_t lo = key[i] < key[l] ? key[i] : key[l];
+              const std::uint32_t hi = key[i] < key[l] ? key[l] : key[i];
+              key[i] = (i & kk) == 0 ? lo : hi;
+              key[l] = (i & kk) == 0 ? hi : lo;
+            }
+          }
+    };
+    if (n_a + n_b <= M / 2) sort(std::integral_constant<int, M / 2>{});
+    else sort(std::integral_constant<int, M>{});
+    // a position held by both operands is two neighbours, A's first
+    auto value = [&](std::uint32_t k) {
+      const int e = int(k & 15u);
+      return e < n_a ? sa[e] : sb[e - n_a];
+    };
+    std::int64_t n = 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int i = 0; i < M; ++i)
+      n += key[i] != none && !(i > 0 && (key[i] >> 4) == (key[i - 1] >> 4));
     const std::int64_t off =
-        publish_team(m, m.team_rank(), groups, 1, true, active, n, w.parent, shared.data());
+        publish_team(m, m.team_rank(), groups, 1, true, active, n, w.parent, shared);
     if (off < 0) return;
     clear(off, n, 0, 1);
     std::int64_t pos = 0;
-    for (int i = 0; i < cnt; ++pos) {
-      const unsigned p = key[i] >> 1;
-      const unsigned r = p / unsigned(d), c = p % unsigned(d);
-      if (i + 1 < cnt && (key[i + 1] >> 1) == p) {  // A's entry sorts first
-        emit(off, n, pos, r, c, w, true, val[i], true, val[i + 1]);
-        i += 2;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int i = 0; i < M; ++i) {
+      if (key[i] == none || (i > 0 && (key[i] >> 4) == (key[i - 1] >> 4))) continue;
+      const unsigned p = key[i] >> 4;
+      const unsigned r = p >> log2d, c = p & unsigned(d - 1);
+      if (i + 1 < M && (key[i + 1] >> 4) == p) {
+        emit(off, n, pos, r, c, w, true, value(key[i]), true, value(key[i + 1]));
       } else {
-        const bool from_a = (key[i] & 1) == 0;
-        emit(off, n, pos, r, c, w, from_a, val[i], !from_a, val[i]);
-        i += 1;
+        const bool from_a = int(key[i] & 15u) < n_a;
+        const Slot v = value(key[i]);
+        emit(off, n, pos, r, c, w, from_a, v, !from_a, v);
       }
+      ++pos;
     }
   }
 
   /// A team per pair of untransposed sparse nodes: merge of the two row-major lists.
   template <class Member>
-  KOKKOS_INLINE_FUNCTION void merge(const Member& m) const {
-    const std::int64_t k = m.league_rank();
-    if (k >= in_count(Bin)) return;  // uniform over the team
+  KOKKOS_INLINE_FUNCTION void merge(const Member& m, std::int64_t k) const {
     const AddItem w = in(begin + k);
     const int d = 1 << log2d;
     const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
@@ -544,8 +657,8 @@ struct AddPairs {
     const int d = 1 << log2d;
     auto mark = [&](const char* pool, std::uint64_t ref, bool trans, std::uint32_t* bits) {
       if (!ref) return;
-      for_each_entry<exec, Slot>(NodeView{pool, ref}, log2d, lane, stride,
-                                 [&](unsigned r, unsigned c, Slot) {
+      for_each_position<Slot>(NodeView{pool, ref}, log2d, lane, stride,
+                                 [&](unsigned r, unsigned c) {
                                    unsigned ro, co;
                                    orient(trans, r, c, ro, co);
                                    const unsigned p = ro * unsigned(d) + co;
@@ -561,16 +674,22 @@ struct AddPairs {
   /// (prefix: union entries before each word), with lanes lane, lane + stride, ...: A's entries
   /// first (leaf values scaled; a child shared with B waits in its slot, others are queued),
   /// then, after sync(), B's (added to A's value, or paired with A's child).
+  /// `staged_slots` / `staged_coords` (a sparse leaf only): the entries go there instead
+  /// (write_staged copies them out).
   template <class Sync>
   KOKKOS_INLINE_FUNCTION void fill_from_bitmaps(std::int64_t off, std::int64_t n,
                                                 const AddItem& w, const std::uint32_t* bits_a,
                                                 const std::uint32_t* bits_b,
                                                 const std::uint32_t* prefix, int lane, int stride,
-                                                const Sync& sync) const {
+                                                const Sync& sync, Slot* staged_slots = nullptr,
+                                                std::uint16_t* staged_coords = nullptr) const {
     const int d = 1 << log2d;
     const unsigned t = add_node_type(n, int(sizeof(S)), d);
-    std::uint16_t* coords = reinterpret_cast<std::uint16_t*>(out + off + coords_offset(t));
-    Slot* slots = reinterpret_cast<Slot*>(out + off + slots_offset(t, n));
+    std::uint16_t* coords = staged_coords ? staged_coords
+                                          : reinterpret_cast<std::uint16_t*>(
+                                                out + off + coords_offset(t));
+    Slot* slots =
+        staged_slots ? staged_slots : reinterpret_cast<Slot*>(out + off + slots_offset(t, n));
     const std::int64_t slots_at = off + slots_offset(t, n);
     // the slot of position p: p itself in a dense node, its rank among the union otherwise
     auto slot_of = [&](unsigned p) -> std::int64_t {
@@ -617,18 +736,25 @@ struct AddPairs {
   /// A warp per pair of sparse nodes (any orientation): the bitmap method of bitmap() in the
   /// warp's part of the team scratch; lanes synchronise with __syncwarp (which also orders the
   /// warp's global writes) and scan the word popcounts with shuffles, 32 words per round.
+  /// `mine`: the warp's 3 bitmap_words(d) words of scratch.
   template <class Member>
-  KOKKOS_INLINE_FUNCTION void warp_bitmap(const Member& m) const {
+  KOKKOS_INLINE_FUNCTION void warp_bitmap(const Member&, std::int64_t k,
+                                          std::uint32_t* mine) const {
     using warp = Warp<exec>;
-    const std::int64_t k = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
-    const bool active = k < in_count(Bin);  // uniform over the warp
     const int d = 1 << log2d;
     const int nw = int(bitmap_words(d));  // a multiple of 32 (warp_pairs_possible)
     const int lane = warp::lane();
-    if (!active) return;
-    scratch_u32 all(m.team_scratch(0), std::size_t(3 * nw * m.team_size()));
+    warp::sync();  // the warp's previous pair has read its scratch
     const AddItem w = in(begin + k);
-    std::uint32_t* bits_a = all.data() + std::size_t(3 * nw) * std::size_t(m.team_rank());
+    {
+      const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
+      const std::int64_t n_a = w.ref_a ? na.count(d) : 0, n_b = w.ref_b ? nb.count(d) : 0;
+      if (n_a + n_b <= 2 * warp::size) {  // uniform over the warp
+        warp_sort(w, int(n_a), int(n_b), lane);
+        return;
+      }
+    }
+    std::uint32_t* bits_a = mine;
     std::uint32_t* bits_b = bits_a + nw;
     std::uint32_t* prefix = bits_b + nw;
     for (int i = lane; i < nw; i += warp::size) {
@@ -662,41 +788,168 @@ struct AddPairs {
     fill_from_bitmaps(off, n, w, bits_a, bits_b, prefix, lane, warp::size, [] { warp::sync(); });
   }
 
-  /// A team per pair with a dense or a transposed side: occupancy bitmaps in team scratch.
+  /// A pair of two sparse nodes of at most 64 entries together (any orientation) by one warp
+  /// without scratch: lane l holds the keys (row-major position << 7 | index in the list of
+  /// A's entries, then B's) of entries l and l + 32, a bitonic network over the warp sorts
+  /// them (21 steps, a shuffle per key each), a ballot of "first of its position" flags gives
+  /// every result entry its rank, and lanes write consecutive ranks. The bitmap method costs
+  /// d^2 / 32 words of zeroing and scanning per pair whatever its size (512 at d = 128), which
+  /// made small warp pairs (R-MAT's, a band's off-diagonal leaves) slow.
+  KOKKOS_INLINE_FUNCTION void warp_sort(const AddItem& w, int n_a, int n_b, int lane) const {
+    using warp = Warp<exec>;
+    const int d = 1 << log2d;
+    constexpr std::uint32_t none = ~std::uint32_t(0);
+    const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
+    const std::uint16_t* ca = w.ref_a ? na.coords() : nullptr;
+    const std::uint16_t* cb = w.ref_b ? nb.coords() : nullptr;
+    const Slot* sa = w.ref_a ? na.template slots<Slot>(n_a) : nullptr;
+    const Slot* sb = w.ref_b ? nb.template slots<Slot>(n_b) : nullptr;
+    auto key_at = [&](int e) -> std::uint32_t {
+      unsigned ro = 0, co = 0;
+      if (e < n_a) orient(classify.trans_a, coord_row(ca[e]), coord_col(ca[e]), ro, co);
+      else if (e - n_a < n_b)
+        orient(classify.trans_b, coord_row(cb[e - n_a]), coord_col(cb[e - n_a]), ro, co);
+      else return none;
+      return ((ro * unsigned(d) + co) << 7) | unsigned(e);
+    };
+    std::uint32_t x[2] = {key_at(lane), key_at(lane + 32)};  // elements lane and lane + 32
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int kk = 2; kk <= 64; kk <<= 1)
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int j = kk >> 1; j > 0; j >>= 1) {
+        if (j == 32) {  // partner in the same lane (kk = 64: ascending)
+          const std::uint32_t lo = x[0] < x[1] ? x[0] : x[1];
+          x[1] = x[0] < x[1] ? x[1] : x[0];
+          x[0] = lo;
+          continue;
+        }
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int h = 0; h < 2; ++h) {
+          const bool ascending = kk == 64 || ((lane + 32 * h) & kk) == 0;
+          const bool lower = (lane & j) == 0;
+          const std::uint32_t y = warp::shfl_xor(x[h], j);
+          const bool keep_min = lower == ascending;
+          x[h] = keep_min ? (x[h] < y ? x[h] : y) : (x[h] < y ? y : x[h]);
+        }
+      }
+    // neighbours in sorted order: before (for "first of its position") and after (B's entry
+    // of a position both operands hold follows A's)
+    const std::uint32_t up0 = warp::shfl_up(x[0], 1), up1 = warp::shfl_up(x[1], 1);
+    const std::uint32_t last0 = warp::shfl(x[0], warp::size - 1);
+    const std::uint32_t down0 = warp::shfl_down(x[0], 1), down1 = warp::shfl_down(x[1], 1);
+    const std::uint32_t first1 = warp::shfl(x[1], 0);
+    const std::uint32_t prev[2] = {lane == 0 ? none : up0, lane == 0 ? last0 : up1};
+    const std::uint32_t next[2] = {lane == warp::size - 1 ? first1 : down0,
+                                   lane == warp::size - 1 ? none : down1};
+    bool head[2];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int h = 0; h < 2; ++h) head[h] = x[h] != none && (x[h] >> 7) != (prev[h] >> 7);
+    const unsigned b0 = warp::ballot(head[0]), b1 = warp::ballot(head[1]);
+    const unsigned below = (1u << lane) - 1u;
+    const std::int64_t rank[2] = {popcount32(b0 & below),
+                                  popcount32(b0) + popcount32(b1 & below)};
+    const std::int64_t n = popcount32(b0) + popcount32(b1);
+    std::int64_t off = 0;
+    if (lane == 0) off = publish(n, w.parent);
+    off = warp::shfl(off, 0);
+    if (off < 0) return;
+    clear(off, n, lane, warp::size);
+    auto value = [&](std::uint32_t key) {
+      const int e = int(key & 127u);
+      return e < n_a ? sa[e] : sb[e - n_a];
+    };
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int h = 0; h < 2; ++h) {
+      if (!head[h]) continue;
+      const unsigned p = x[h] >> 7;
+      const unsigned r = p >> log2d, c = p & unsigned(d - 1);
+      if ((next[h] >> 7) == p) {
+        emit(off, n, rank[h], r, c, w, true, value(x[h]), true, value(next[h]));
+      } else {
+        const bool from_a = int(x[h] & 127u) < n_a;
+        const Slot v = value(x[h]);
+        emit(off, n, rank[h], r, c, w, from_a, v, !from_a, v);
+      }
+    }
+  }
+
+  /// A team per pair with a dense or a transposed side: occupancy bitmaps in team scratch
+  /// (`bits`: 3 bitmap_words(d) words).
   template <class Member>
-  KOKKOS_INLINE_FUNCTION void bitmap(const Member& m) const {
-    const std::int64_t k = m.league_rank();
-    if (k >= in_count(Bin)) return;  // uniform over the team
+  KOKKOS_INLINE_FUNCTION void bitmap(const Member& m, std::int64_t k, std::uint32_t* scratch) const {
     const AddItem w = in(begin + k);
     const int d = 1 << log2d;
     const std::int64_t nw = std::int64_t(bitmap_words(d));
-    scratch_u32 bits_a(m.team_scratch(0), std::size_t(nw));
-    scratch_u32 bits_b(m.team_scratch(0), std::size_t(nw));
-    scratch_u32 prefix(m.team_scratch(0), std::size_t(nw));
+    const std::int64_t stage = stage_entries(d);
+    Slot* staged_slots = reinterpret_cast<Slot*>(scratch);
+    std::uint16_t* staged_coords = reinterpret_cast<std::uint16_t*>(staged_slots + stage);
+    std::uint32_t* bits = reinterpret_cast<std::uint32_t*>(staged_coords + stage);
+    std::uint32_t* bits_a = bits;
+    std::uint32_t* bits_b = bits + nw;
+    std::uint32_t* prefix = bits + 2 * nw;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(m, nw), [&](const std::int64_t i) {
-      bits_a(i) = 0;
-      bits_b(i) = 0;
+      bits_a[i] = 0;
+      bits_b[i] = 0;
     });
     m.team_barrier();
     const int lane = m.team_rank(), stride = m.team_size();
-    mark_bits(w, bits_a.data(), bits_b.data(), lane, stride);
+    mark_bits(w, bits_a, bits_b, lane, stride);
     m.team_barrier();
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, nw),
                           [&](const std::int64_t i, std::int64_t& before, const bool final) {
-                            if (final) prefix(i) = std::uint32_t(before);
-                            before += popcount32(bits_a(i) | bits_b(i));
+                            if (final) prefix[i] = std::uint32_t(before);
+                            before += popcount32(bits_a[i] | bits_b[i]);
                           });
     m.team_barrier();
     const std::int64_t n =
-        std::int64_t(prefix(nw - 1)) + popcount32(bits_a(nw - 1) | bits_b(nw - 1));
+        std::int64_t(prefix[nw - 1]) + popcount32(bits_a[nw - 1] | bits_b[nw - 1]);
     std::int64_t off = -1;
     Kokkos::single(
         Kokkos::PerTeam(m), [&](std::int64_t& o) { o = publish(n, w.parent); }, off);
     if (off < 0) return;
+    if (stage > 0 && n <= stage && add_node_type(n, int(sizeof(S)), d) == coo4) {
+      // a sparse leaf: built in scratch, written out in order
+      fill_from_bitmaps(off, n, w, bits_a, bits_b, prefix, lane, stride,
+                        [&] { m.team_barrier(); }, staged_slots, staged_coords);
+      m.team_barrier();
+      write_staged(off, n, staged_slots, staged_coords, lane, stride);
+      return;
+    }
     clear(off, n, m.team_rank(), m.team_size());
     m.team_barrier();
-    fill_from_bitmaps(off, n, w, bits_a.data(), bits_b.data(), prefix.data(), lane, stride,
+    fill_from_bitmaps(off, n, w, bits_a, bits_b, prefix, lane, stride,
                       [&] { m.team_barrier(); });
+  }
+
+  /// Writes the COO4 leaf at `off` with n entries (count already placed) from its entries in
+  /// scratch (ranks 0..n-1), with lanes lane, lane + stride, ...: consecutive lanes write
+  /// consecutive 8-byte words (four coordinates, or a value), padding included.
+  KOKKOS_INLINE_FUNCTION void write_staged(std::int64_t off, std::int64_t n, const Slot* sv,
+                                           const std::uint16_t* sc, int lane, int stride) const {
+    char* node = out + off;
+    const std::int64_t padded = padded_count(coo4, n);
+    const std::int64_t so = slots_offset(coo4, n);
+    if (lane == 0) *reinterpret_cast<std::uint32_t*>(node + 4) = 0;
+    std::uint64_t* cw = reinterpret_cast<std::uint64_t*>(node + coords_offset(coo4));
+    const std::int64_t words = (so - coords_offset(coo4)) / 8;
+    for (std::int64_t i = lane; i < words; i += stride) {
+      std::uint64_t v = 0;
+      for (int j = 0; j < 4; ++j)
+        if (4 * i + j < n) v |= std::uint64_t(sc[4 * i + j]) << (16 * j);
+      cw[i] = v;
+    }
+    Slot* slots = reinterpret_cast<Slot*>(node + so);
+    for (std::int64_t i = lane; i < padded; i += stride) slots[i] = i < n ? sv[i] : Slot(0);
   }
 };
 
@@ -751,7 +1004,7 @@ View add_buffer(View* keep, std::size_t n, const char* label, bool zero) {
 /// Capacities of the bins of level l: the pairs of a level are at most the operands' nodes of
 /// that level together (every node is in exactly one pair), and a pair of a bin contains a node
 /// of a kind the operands' statistics count:
-///   small: a node with <= 16 entries (COO1, COO2, COO4 up to 64, dense when d^2 <= 16);
+///   small: a sparse node with <= 16 entries (COO1, COO2, COO4 up to 64);
 ///   merge: a sparse node of an untransposed operand; merge_huge: one with > 256 entries;
 ///   bitmap: a dense node, or a sparse node of a transposed operand (any, without merging);
 ///   warp (when enabled: merge gets no pairs, bitmap only sparse pairs of more than
@@ -767,7 +1020,7 @@ AddQueue<Device> make_add_queue(const HiSparseData<Device>& a, bool ta,
     const HiSparseLevelStats& s = x.stats.level[std::size_t(l)];
     total += s.sparse_nodes + s.dense_nodes;
     cap[pair_small] += s.bin_nodes[bin_coo1] + s.bin_nodes[bin_coo2] + s.bin_nodes[bin_small] +
-                       s.bin_nodes[bin_medium] + (x.d * x.d <= add_small_max ? s.dense_nodes : 0);
+                       s.bin_nodes[bin_medium];
     const bool merged = !launch.warp_pairs && launch.merge && !trans;
     if (launch.warp_pairs) cap[pair_warp] += s.sparse_nodes;
     if (merged) {
@@ -796,6 +1049,22 @@ AddQueue<Device> make_add_queue(const HiSparseData<Device>& a, bool ta,
   q.tail = add_buffer(ws ? &ws->tails[std::size_t(l)] : nullptr, std::size_t(num_pair_bins),
                       "spk::hisparse::add_tail", true);
   return q;
+}
+
+/// Teams of a launch over `units` units (see AddPairs::operator()) of teams of `threads`
+/// threads: on a GPU at most add_waves times what its multiprocessors hold at once (2048 threads
+/// each), so that the capacity bound of a bin (every node of the level's operands) launches no
+/// crowd of empty teams, while the teams that find the device's multiprocessors full wait
+/// for a wave of a few units each (at most 1/add_waves of the kernel's time is imbalance);
+/// one team per unit on CPU backends.
+constexpr std::int64_t add_waves = 8;
+template <class ExecSpace>
+std::int64_t add_league(std::int64_t units, int threads, int max_teams) {
+  if (max_teams > 0) return std::min(units, std::int64_t(max_teams));
+  if (!is_gpu_space<ExecSpace>()) return units;
+  const std::int64_t resident =
+      std::int64_t(multiprocessor_count<ExecSpace>()) * std::max(1, 2048 / std::max(1, threads));
+  return std::min(units, add_waves * resident);
 }
 
 /// Launches the pairs of bin Bin of a level.
@@ -831,7 +1100,9 @@ void launch_add_bin(const PairClassifier& cls, char* out, std::int64_t out_capac
     // add_warps_per_team warps of 32 lanes, a pair each
     const std::size_t scratch = F::scratch_bytes(1 << log2d, add_warps_per_team);
     f.groups = add_warps_per_team;
-    const std::int64_t league = (cap + add_warps_per_team - 1) / add_warps_per_team;
+    const std::int64_t league = add_league<exec>(
+        (cap + add_warps_per_team - 1) / add_warps_per_team, add_warps_per_team * Warp<exec>::size,
+        launch.max_teams);
     require(league <= std::int64_t(std::numeric_limits<int>::max()), "spk::add (HiSparse)",
             "level ", level, " has ", cap, " node pairs, more than one launch takes");
     Kokkos::TeamPolicy<exec> policy(int(league), add_warps_per_team, Warp<exec>::size);
@@ -849,7 +1120,7 @@ void launch_add_bin(const PairClassifier& cls, char* out, std::int64_t out_capac
   const int team = std::max(1, std::min(want, probe.team_size_max(f, Kokkos::ParallelForTag())));
   const std::size_t scratch = F::scratch_bytes(1 << log2d, team);
   f.groups = Bin == pair_small ? team : 1;
-  const std::int64_t league = (cap + f.groups - 1) / f.groups;
+  const std::int64_t league = add_league<exec>((cap + f.groups - 1) / f.groups, team, launch.max_teams);
   require(league <= std::int64_t(std::numeric_limits<int>::max()), "spk::add (HiSparse)",
           "level ", level, " has ", cap, " node pairs, more than one launch takes");
   Kokkos::TeamPolicy<exec> policy(int(league), team, 1);

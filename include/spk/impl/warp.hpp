@@ -13,6 +13,11 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <cstring>
+#if defined(__CUDACC__)
+#include <cooperative_groups.h>
+#endif
+
+#include <spk/impl/kokkos_compat.hpp>
 
 namespace spk {
 namespace impl {
@@ -36,6 +41,18 @@ struct Warp {
   }
   /// The highest lane whose `pred` is true (every lane gets it), -1 when none is.
   KOKKOS_INLINE_FUNCTION static int last_true(bool pred) { return pred ? 0 : -1; }
+  /// The value of lane (lane ^ mask).
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T shfl_xor(const T& v, int) {
+    return v;
+  }
+  /// The value of lane (lane + delta); a lane beyond the last gets its own value.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T shfl_down(const T& v, int) {
+    return v;
+  }
+  /// Bit l set when lane l's `pred` is true (every lane gets it).
+  KOKKOS_INLINE_FUNCTION static unsigned ballot(bool pred) { return pred ? 1u : 0u; }
   /// out[j] = p[j], j < K; p must be aligned as Warp<Kokkos::Cuda>::load requires.
   template <int K, class T>
   KOKKOS_INLINE_FUNCTION static void load(const T* p, T (&out)[K]) {
@@ -56,6 +73,27 @@ KOKKOS_INLINE_FUNCTION void prefetch_l2(const void* p) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 #else
   (void)p;
+#endif
+}
+
+/// atomic_fetch_add_int(p, 1) for every calling thread (each gets a distinct old value), with
+/// the atomics aggregated: on CUDA the threads of a warp that reach the call together with the
+/// same p (a queue tail) share one atomic, the group's first adding the group's size and
+/// handing out ranks by a shuffle. Kernels that bump a few tails from every thread (a level's
+/// queues) so cause a thirty-second of the same-address atomics. Elsewhere a plain atomic.
+template <class T>
+KOKKOS_INLINE_FUNCTION T aggregated_increment(T* p) {
+#if defined(__CUDA_ARCH__)
+  namespace cg = cooperative_groups;
+  const cg::coalesced_group active = cg::coalesced_threads();
+  const cg::coalesced_group peers =
+      cg::labeled_partition(active, reinterpret_cast<unsigned long long>(p));
+  T base = 0;
+  if (peers.thread_rank() == 0) base = atomic_fetch_add_int(p, T(peers.size()));
+  base = peers.shfl(base, 0);
+  return base + T(peers.thread_rank());
+#else
+  return atomic_fetch_add_int(p, T(1));
 #endif
 }
 
@@ -137,6 +175,31 @@ struct Warp<Kokkos::Cuda> {
     return votes == 0u ? -1 : 31 - __clz(int(votes));
 #else
     return pred ? 0 : -1;
+#endif
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T shfl_xor(const T& v, int mask) {
+#if defined(__CUDA_ARCH__)
+    return __shfl_xor_sync(0xffffffffu, v, mask);
+#else
+    (void)mask;
+    return v;
+#endif
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T shfl_down(const T& v, int delta) {
+#if defined(__CUDA_ARCH__)
+    return __shfl_down_sync(0xffffffffu, v, unsigned(delta));
+#else
+    (void)delta;
+    return v;
+#endif
+  }
+  KOKKOS_INLINE_FUNCTION static unsigned ballot(bool pred) {
+#if defined(__CUDA_ARCH__)
+    return __ballot_sync(0xffffffffu, pred);
+#else
+    return pred ? 1u : 0u;
 #endif
   }
 
