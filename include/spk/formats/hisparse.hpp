@@ -369,8 +369,8 @@ HiSparseMatrix<S, O, D> add_checked(const HiSparseMatrix<S, O, D>& a,
               params.team_size >= 0,
           where, "HiSparseAddParams team sizes must be >= 0 (0: default), got ",
           params.small_pairs_per_team, ", ", params.merge_team_size, ", ", params.team_size);
-  require(params.max_teams >= 0, where, "HiSparseAddParams::max_teams must be >= 0 (0: default), got ",
-          params.max_teams);
+  require(params.max_teams >= 0, where,
+          "HiSparseAddParams::max_teams must be >= 0 (0: default), got ", params.max_teams);
   impl::hisparse::AddLaunch launch = impl::hisparse::default_add_launch<exec>();
   launch.small_entries = params.small_entries;
   launch.merge = params.merge;

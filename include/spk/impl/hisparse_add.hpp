@@ -335,9 +335,10 @@ struct AddPairs {
     return units + 1 + add_info_per_level;
   }
 
-  /// publish() for the units of a team (the threads of the small bin) at once: one atomic on the pool counter and one per nonzero statistic per team instead of
-  /// per node (the counters are few and every node hits them). Every thread of the team calls
-  /// it (two team barriers): unit `unit` of `units` (vec lanes each, `leader` its first lane),
+  /// publish() for the units of a team (the threads of the small bin) at once: one atomic on
+  /// the pool counter and one per nonzero statistic per team instead of per node (the
+  /// counters are few and every node hits them). Every thread of the team calls it (two team
+  /// barriers): unit `unit` of `units` (vec lanes each, `leader` its first lane),
   /// `active` when it holds a pair whose result has n entries. Returns the node's offset; -1
   /// for an inactive unit or on overflow. `shared`: publish_scratch(units) int64 of scratch.
   template <class Member>
@@ -886,7 +887,8 @@ struct AddPairs {
   /// A team per pair with a dense or a transposed side: occupancy bitmaps in team scratch
   /// (`bits`: 3 bitmap_words(d) words).
   template <class Member>
-  KOKKOS_INLINE_FUNCTION void bitmap(const Member& m, std::int64_t k, std::uint32_t* scratch) const {
+  KOKKOS_INLINE_FUNCTION void bitmap(const Member& m, std::int64_t k,
+                                      std::uint32_t* scratch) const {
     const AddItem w = in(begin + k);
     const int d = 1 << log2d;
     const std::int64_t nw = std::int64_t(bitmap_words(d));
@@ -1120,7 +1122,8 @@ void launch_add_bin(const PairClassifier& cls, char* out, std::int64_t out_capac
   const int team = std::max(1, std::min(want, probe.team_size_max(f, Kokkos::ParallelForTag())));
   const std::size_t scratch = F::scratch_bytes(1 << log2d, team);
   f.groups = Bin == pair_small ? team : 1;
-  const std::int64_t league = add_league<exec>((cap + f.groups - 1) / f.groups, team, launch.max_teams);
+  const std::int64_t league =
+      add_league<exec>((cap + f.groups - 1) / f.groups, team, launch.max_teams);
   require(league <= std::int64_t(std::numeric_limits<int>::max()), "spk::add (HiSparse)",
           "level ", level, " has ", cap, " node pairs, more than one launch takes");
   Kokkos::TeamPolicy<exec> policy(int(league), team, 1);

@@ -83,7 +83,7 @@ KOKKOS_INLINE_FUNCTION void prefetch_l2(const void* p) {
 /// queues) so cause a thirty-second of the same-address atomics. Elsewhere a plain atomic.
 template <class T>
 KOKKOS_INLINE_FUNCTION T aggregated_increment(T* p) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700  // labeled_partition: Volta and later
   namespace cg = cooperative_groups;
   const cg::coalesced_group active = cg::coalesced_threads();
   const cg::coalesced_group peers =
