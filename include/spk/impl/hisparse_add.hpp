@@ -30,17 +30,20 @@
 //               occupancy bitmaps in team scratch (a counting sort over local positions), scans
 //               the word popcounts of their union for the output positions and fills the node:
 //               the first operand writes, then after a barrier the second adds (leaf) or pairs
-//               up with the child the first left in the slot (inner);
+//               up with the child the first left in the slot (inner); a sparse leaf that fits
+//               is built in team scratch and written out in order (stage_entries);
 //   warp        (GPU default for 32 <= d <= 128) two sparse nodes, either orientation, of up
-//               to add_warp_max entries together (larger pairs go to bitmap): the
-//               bitmap method by one warp per pair, in that warp's part of the team scratch,
-//               with warp-level synchronisation and a shuffle scan of the word popcounts (no
-//               team barrier, no binary search, no sort).
+//               to add_warp_max entries together (larger pairs go to bitmap), one warp per
+//               pair: up to 64 entries a bitonic sort of the keys across the warp (warp_sort),
+//               else the bitmap method in that warp's part of the team scratch, with
+//               warp-level synchronisation and a shuffle scan of the word popcounts.
 // Every writer clears its node's padding (dense nodes: every slot before the entries go in),
 // so the result's pool needs no zero fill.
-// Teams beyond the device-side count of their bin exit, so the host launches each level with
-// bounds from the operands' statistics and reads nothing back while traversing; the whole
-// addition reads back once: the pool bytes used, the root reference and the statistics.
+// A launch has at most add_waves waves of the teams the device holds; teams loop over their
+// bin's pairs (the count is read on the device), so the host launches each level with bounds
+// from the operands' statistics and reads nothing back while traversing; child pairs are
+// enqueued with warp-aggregated atomics. The whole addition reads back once: the pool bytes
+// used, the root reference and the statistics.
 #pragma once
 
 #include <Kokkos_Core.hpp>
