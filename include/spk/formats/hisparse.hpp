@@ -316,8 +316,8 @@ void spmv(Mode mode, S alpha, const HiSparseMatrix<S, O, D>& a, const XView& x, 
 /// Launch settings of spk::add for HiSparse (zero fields: the execution space's defaults, one
 /// thread per team on CPU backends). The result does not depend on them.
 struct HiSparseAddParams {
-  /// Node pairs holding at most this many entries together (a dense node counts d^2) are added
-  /// by one thread each (serial sort and merge in registers); in [0, 16].
+  /// Pairs of sparse nodes holding at most this many entries together are added by one thread
+  /// each (a sorting network on keys in registers); in [0, 16].
   int small_entries = impl::hisparse::add_small_max;
   /// Merge the row-major coordinate lists of pairs of sparse nodes when neither operand is
   /// transposed (the paper's fast path); false sends them through the occupancy bitmaps.

@@ -245,6 +245,7 @@ struct AddPairs {
   Kokkos::View<const AddItem*, Device> in;
   std::int64_t begin;
   Kokkos::View<const std::int64_t*, Device> in_count;  // the level's tails
+  std::int64_t in_cap = 0;  // the bin's capacity (a tail past it: items dropped, error 2)
   Kokkos::View<AddItem*, Device> next;
   PairBins next_bins;
   Kokkos::View<std::int64_t*, Device> next_tail;
@@ -263,15 +264,19 @@ struct AddPairs {
   }
   /// Entries of a result leaf that the bitmap bin builds in team scratch before writing it out
   /// in order (a multiple of 4; 0: none): what fits beside the bitmaps in 44 KiB, at most
-  /// 4096 (CUDA gives a block 48 KiB; Kokkos keeps 8 bytes per thread + 16 of it). Writing
+  /// 4096 and d^2 (CUDA gives a block 48 KiB; Kokkos keeps 8 bytes per thread + 16; the
+  /// launch rounds the team size down to a power of two, which Kokkos's team scans need). Writing
   /// the entries of a pair straight to their ranks in global memory scatters 2- and 8-byte
   /// stores over the node (each lane's four entries are four ranks apart from its
   /// neighbours'), which made that kernel L2-bound (82% of L2 throughput, 24% of DRAM's).
   KOKKOS_INLINE_FUNCTION static std::int64_t stage_entries(int d) {
     if (!Leaf || Bin != pair_bitmap) return 0;
     const std::int64_t budget = 44 * 1024 - 3 * 4 * std::int64_t(bitmap_words(d));
-    const std::int64_t c = budget / std::int64_t(sizeof(Slot) + 2);
-    return c < 64 ? 0 : (c < 4096 ? c : 4096) & ~std::int64_t(3);
+    std::int64_t c = budget / std::int64_t(sizeof(Slot) + 2);
+    if (c > 4096) c = 4096;
+    const std::int64_t leaf_max = (std::int64_t(d) * d + 3) & ~std::int64_t(3);
+    if (c > leaf_max) c = leaf_max;  // no leaf holds more
+    return c < 4 ? 0 : c & ~std::int64_t(3);
   }
   /// 32-bit words of the bitmap bin's scratch: the staged leaf (values, then coordinates), then
   /// the two bitmaps and the prefix counts.
@@ -451,7 +456,9 @@ struct AddPairs {
   /// taken once, before the loop (every scratch view made takes more of it).
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
-    const std::int64_t count = in_count(Bin);
+    // a tail can pass the capacity (enqueue then drops the item and flags the error)
+    const std::int64_t tail = in_count(Bin);
+    const std::int64_t count = tail < in_cap ? tail : in_cap;
     const std::int64_t league = m.league_size();
     const std::size_t nw = bitmap_words(1 << log2d);
     if constexpr (Bin == pair_small) {
@@ -478,8 +485,8 @@ struct AddPairs {
     }
   }
 
-  /// One thread per pair: both lists in registers, insertion sort by (position, operand),
-  /// serial merge.
+  /// One thread per group member: a pair of sparse nodes (<= 16 entries together), its keys
+  /// sorted in registers by a bitonic network, written in order.
   template <class Member>
   KOKKOS_INLINE_FUNCTION void small(const Member& m, std::int64_t unit, std::int64_t count,
                                      std::int64_t* shared) const {
@@ -887,8 +894,9 @@ struct AddPairs {
     }
   }
 
-  /// A team per pair with a dense or a transposed side: occupancy bitmaps in team scratch
-  /// (`bits`: 3 bitmap_words(d) words).
+  /// A team per pair with a dense or a transposed side (or a sparse pair too large for the warp
+  /// bin): occupancy bitmaps in team scratch (`scratch`: bitmap_scratch_words(d) words: the
+  /// staged leaf, then the bitmaps and prefix counts).
   template <class Member>
   KOKKOS_INLINE_FUNCTION void bitmap(const Member& m, std::int64_t k,
                                       std::uint32_t* scratch) const {
@@ -1093,6 +1101,7 @@ void launch_add_bin(const PairClassifier& cls, char* out, std::int64_t out_capac
   f.in = q.items;
   f.begin = q.bins.begin[Bin];
   f.in_count = q.tail;
+  f.in_cap = cap;
   if (next) {
     f.next = next->items;
     f.next_bins = next->bins;
@@ -1122,7 +1131,10 @@ void launch_add_bin(const PairClassifier& cls, char* out, std::int64_t out_capac
   Kokkos::TeamPolicy<exec> probe(1, 1);
   const std::size_t probe_scratch = F::scratch_bytes(1 << log2d, want);
   if (probe_scratch > 0) probe = probe.set_scratch_size(0, Kokkos::PerTeam(probe_scratch));
-  const int team = std::max(1, std::min(want, probe.team_size_max(f, Kokkos::ParallelForTag())));
+  int team = std::max(1, std::min(want, probe.team_size_max(f, Kokkos::ParallelForTag())));
+  // Kokkos's CUDA team scans need a power-of-two team (team_size_max need not be one: it
+  // counts the scratch, ~45 KiB in the bitmap bin)
+  while (team & (team - 1)) team &= team - 1;
   const std::size_t scratch = F::scratch_bytes(1 << log2d, team);
   f.groups = Bin == pair_small ? team : 1;
   const std::int64_t league =
