@@ -164,35 +164,6 @@ KOKKOS_INLINE_FUNCTION std::int64_t lower_bound_coord(const std::uint16_t* co, s
   return lo;
 }
 
-/// Calls f(row, col) for the entries of node nd with lanes lane, lane + stride, ...: what
-/// for_each_entry visits, reading a sparse node's coordinates only (COO4: 4 per 8-byte load).
-template <class Slot, class F>
-KOKKOS_INLINE_FUNCTION void for_each_position(const NodeView& nd, int log2d, int lane, int stride,
-                                              F&& f) {
-  const unsigned t = nd.type();
-  if (t == dense) {
-    const int dd = 1 << (2 * log2d);
-    const Slot* s = nd.slots<Slot>(0);
-    for (int idx = lane; idx < dd; idx += stride)
-      if (s[idx] != Slot(0)) f(unsigned(idx >> log2d), unsigned(idx & ((1 << log2d) - 1)));
-    return;
-  }
-  const std::int64_t n = nd.count(0);
-  const std::uint16_t* co = nd.coords();
-  if (t != coo4) {
-    for (std::int64_t e = lane; e < n; e += stride) f(coord_row(co[e]), coord_col(co[e]));
-    return;
-  }
-  for (std::int64_t g = lane; 4 * g < n; g += stride) {
-    const std::uint64_t packed = reinterpret_cast<const std::uint64_t*>(co)[g];
-    const int m = n - 4 * g < 4 ? int(n - 4 * g) : 4;
-    for (int j = 0; j < m; ++j) {
-      const std::uint16_t p = std::uint16_t(packed >> (16 * j));
-      f(coord_row(p), coord_col(p));
-    }
-  }
-}
-
 /// The type of a result node with n union entries: the conversion's rule; a pair whose nodes
 /// hold no nonzero (a dense node whose every slot reads as zero) still needs a node, since its
 /// parent has a slot for it: an empty COO4 node (16 bytes).
@@ -222,6 +193,45 @@ struct PairClassifier {
     if (trans_side || !merge) return pair_bitmap;
     return na + nb <= add_merge_max ? pair_merge : pair_merge_huge;
   }
+};
+
+/// Local coordinates of an operand's stored entry in the result's orientation.
+KOKKOS_INLINE_FUNCTION void orient(bool trans, unsigned r, unsigned c, unsigned& ro,
+                                   unsigned& co) {
+  ro = trans ? c : r;
+  co = trans ? r : c;
+}
+
+/// The two entry lists of a pair of sparse nodes (an absent node: no entries), indexed as one
+/// list (A's entries, then B's) by the sort-based paths (AddPairs::small, warp_sort).
+template <class Slot>
+struct PairLists {
+  std::int64_t n_a, n_b;
+  const std::uint16_t* ca;
+  const std::uint16_t* cb;
+  const Slot* sa;
+  const Slot* sb;
+
+  KOKKOS_INLINE_FUNCTION PairLists(const PairClassifier& cls, const AddItem& w) {
+    const NodeView na{cls.pool_a, w.ref_a}, nb{cls.pool_b, w.ref_b};
+    n_a = w.ref_a ? na.count(cls.d) : 0;
+    n_b = w.ref_b ? nb.count(cls.d) : 0;
+    ca = w.ref_a ? na.coords() : nullptr;
+    cb = w.ref_b ? nb.coords() : nullptr;
+    sa = w.ref_a ? na.template slots<Slot>(n_a) : nullptr;
+    sb = w.ref_b ? nb.template slots<Slot>(n_b) : nullptr;
+  }
+  /// (row-major position in the result's orientation << shift) | e for entry e of the joint
+  /// list, ~0 past its end.
+  KOKKOS_INLINE_FUNCTION std::uint32_t key(const PairClassifier& cls, int e, int shift) const {
+    unsigned ro = 0, co = 0;
+    if (e < n_a) orient(cls.trans_a, coord_row(ca[e]), coord_col(ca[e]), ro, co);
+    else if (e - n_a < n_b)
+      orient(cls.trans_b, coord_row(cb[e - n_a]), coord_col(cb[e - n_a]), ro, co);
+    else return ~std::uint32_t(0);
+    return ((ro * unsigned(cls.d) + co) << shift) | unsigned(e);
+  }
+  KOKKOS_INLINE_FUNCTION Slot value(int e) const { return e < n_a ? sa[e] : sb[e - n_a]; }
 };
 
 /// Processes the queued pairs of one bin of one level (Leaf: values, else child references).
@@ -282,13 +292,6 @@ struct AddPairs {
   /// the two bitmaps and the prefix counts.
   KOKKOS_INLINE_FUNCTION static std::size_t bitmap_scratch_words(int d) {
     return std::size_t(stage_entries(d)) * (sizeof(Slot) + 2) / 4 + 3 * bitmap_words(d);
-  }
-
-  /// Local coordinates of an operand's stored entry in the result's orientation.
-  KOKKOS_INLINE_FUNCTION static void orient(bool trans, unsigned r, unsigned c, unsigned& ro,
-                                            unsigned& co) {
-    ro = trans ? c : r;
-    co = trans ? r : c;
   }
 
   /// Allocates the result node of a pair with n entries, writes its count, patches the parent
@@ -448,6 +451,25 @@ struct AddPairs {
     }
   }
 
+  /// emit() for the sort-based paths: the result entry with sorted key `key` ((position <<
+  /// shift) | joint-list index) at rank pos; `next` is the key after it (B's entry of a
+  /// position both operands hold follows A's).
+  KOKKOS_INLINE_FUNCTION void emit_key(std::int64_t off, std::int64_t n, std::int64_t pos,
+                                       std::uint32_t key, std::uint32_t next, int shift,
+                                       const PairLists<Slot>& l, const AddItem& w) const {
+    const unsigned p = key >> shift;
+    const unsigned r = p >> log2d, c = p & ((1u << log2d) - 1);
+    const int e = int(key & ((1u << shift) - 1));
+    if ((next >> shift) == p) {
+      emit(off, n, pos, r, c, w, true, l.value(e), true,
+           l.value(int(next & ((1u << shift) - 1))));
+    } else {
+      const bool from_a = e < l.n_a;
+      const Slot v = l.value(e);
+      emit(off, n, pos, r, c, w, from_a, v, !from_a, v);
+    }
+  }
+
   /// A team loops over the bin's pairs (its units: pairs of the small bin in groups of
   /// `groups`, a warp's pair of the warp bin, a team's pair otherwise), league_size units apart:
   /// the launch is bounded by what the device holds at once, not by the bin's capacity, so
@@ -494,7 +516,6 @@ struct AddPairs {
     const bool active = k < count;
     AddItem w{0, 0, 0, 0, 0};
     if (active) w = in(begin + k);
-    const int d = 1 << log2d;
     // both lists' keys in registers: every index below is a compile-time constant once the
     // loops are unrolled (a loop counter as index put the arrays in local memory: 224 bytes of
     // stack per thread, and on R-MAT's millions of small pairs most of that kernel's DRAM
@@ -505,40 +526,18 @@ struct AddPairs {
     static_assert(M <= 16, "the small bin's keys hold a 4-bit list index");
     constexpr std::uint32_t none = ~std::uint32_t(0);
     std::uint32_t key[M];
-    const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
-    const int n_a = w.ref_a ? int(na.count(d)) : 0;  // sparse nodes (PairClassifier)
-    const int n_b = w.ref_b ? int(nb.count(d)) : 0;
-    const std::uint16_t* ca = w.ref_a ? na.coords() : nullptr;
-    const std::uint16_t* cb = w.ref_b ? nb.coords() : nullptr;
-    const Slot* sa = w.ref_a ? na.template slots<Slot>(n_a) : nullptr;
-    const Slot* sb = w.ref_b ? nb.template slots<Slot>(n_b) : nullptr;
-    auto key_of = [&](std::uint16_t p, bool trans, int e) {
-      unsigned ro, co;
-      orient(trans, coord_row(p), coord_col(p), ro, co);
-      return ((ro * unsigned(d) + co) << 4) | unsigned(e);
-    };
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int e = 0; e < M; ++e)
-      key[e] = e < n_a            ? key_of(ca[e], classify.trans_a, e)
-               : e - n_a < n_b    ? key_of(cb[e - n_a], classify.trans_b, e)
-                                  : none;
+    const PairLists<Slot> lists(classify, w);  // sparse nodes (PairClassifier)
+    SPK_DEVICE_UNROLL
+    for (int e = 0; e < M; ++e) key[e] = lists.key(classify, e, 4);
     // bitonic sorting network (A's entry before B's at one position: lower index); 8 slots
     // suffice when the pair has at most 8 entries (the rest hold `none`)
     auto sort = [&](auto width) {
       constexpr int W = decltype(width)::value;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+      SPK_DEVICE_UNROLL
       for (int kk = 2; kk <= W; kk <<= 1)
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+        SPK_DEVICE_UNROLL
         for (int j = kk >> 1; j > 0; j >>= 1)
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+          SPK_DEVICE_UNROLL
           for (int i = 0; i < W; ++i) {
             const int l = i ^ j;
             if (l > i) {
@@ -549,17 +548,11 @@ struct AddPairs {
             }
           }
     };
-    if (n_a + n_b <= M / 2) sort(std::integral_constant<int, M / 2>{});
+    if (lists.n_a + lists.n_b <= M / 2) sort(std::integral_constant<int, M / 2>{});
     else sort(std::integral_constant<int, M>{});
     // a position held by both operands is two neighbours, A's first
-    auto value = [&](std::uint32_t k) {
-      const int e = int(k & 15u);
-      return e < n_a ? sa[e] : sb[e - n_a];
-    };
     std::int64_t n = 0;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    SPK_DEVICE_UNROLL
     for (int i = 0; i < M; ++i)
       n += key[i] != none && !(i > 0 && (key[i] >> 4) == (key[i - 1] >> 4));
     const std::int64_t off =
@@ -567,20 +560,10 @@ struct AddPairs {
     if (off < 0) return;
     clear(off, n, 0, 1);
     std::int64_t pos = 0;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    SPK_DEVICE_UNROLL
     for (int i = 0; i < M; ++i) {
       if (key[i] == none || (i > 0 && (key[i] >> 4) == (key[i - 1] >> 4))) continue;
-      const unsigned p = key[i] >> 4;
-      const unsigned r = p >> log2d, c = p & unsigned(d - 1);
-      if (i + 1 < M && (key[i + 1] >> 4) == p) {
-        emit(off, n, pos, r, c, w, true, value(key[i]), true, value(key[i + 1]));
-      } else {
-        const bool from_a = int(key[i] & 15u) < n_a;
-        const Slot v = value(key[i]);
-        emit(off, n, pos, r, c, w, from_a, v, !from_a, v);
-      }
+      emit_key(off, n, pos, key[i], i + 1 < M ? key[i + 1] : none, 4, lists, w);
       ++pos;
     }
   }
@@ -589,14 +572,12 @@ struct AddPairs {
   template <class Member>
   KOKKOS_INLINE_FUNCTION void merge(const Member& m, std::int64_t k) const {
     const AddItem w = in(begin + k);
-    const int d = 1 << log2d;
-    const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
-    const std::int64_t n_a = w.ref_a ? na.count(d) : 0;
-    const std::int64_t n_b = w.ref_b ? nb.count(d) : 0;
-    const std::uint16_t* ca = w.ref_a ? na.coords() : nullptr;
-    const std::uint16_t* cb = w.ref_b ? nb.coords() : nullptr;
-    const Slot* sa = w.ref_a ? na.template slots<Slot>(n_a) : nullptr;
-    const Slot* sb = w.ref_b ? nb.template slots<Slot>(n_b) : nullptr;
+    const PairLists<Slot> lists(classify, w);
+    const std::int64_t n_a = lists.n_a, n_b = lists.n_b;
+    const std::uint16_t* ca = lists.ca;
+    const std::uint16_t* cb = lists.cb;
+    const Slot* sa = lists.sa;
+    const Slot* sb = lists.sb;
     if (m.team_size() == 1) {
       // one thread (CPU backends): the two-pointer merge, linear instead of binary searches
       std::int64_t n = n_a + n_b;
@@ -668,14 +649,15 @@ struct AddPairs {
     const int d = 1 << log2d;
     auto mark = [&](const char* pool, std::uint64_t ref, bool trans, std::uint32_t* bits) {
       if (!ref) return;
-      for_each_position<Slot>(NodeView{pool, ref}, log2d, lane, stride,
-                                 [&](unsigned r, unsigned c) {
-                                   unsigned ro, co;
-                                   orient(trans, r, c, ro, co);
-                                   const unsigned p = ro * unsigned(d) + co;
-                                   Kokkos::atomic_fetch_or(&bits[p >> 5],
-                                                           std::uint32_t(1) << (p & 31));
-                                 });
+      // positions only: a sparse node's slots are not read
+      for_each_entry<exec, Slot, false>(NodeView{pool, ref}, log2d, lane, stride,
+                                        [&](unsigned r, unsigned c, Slot) {
+                                          unsigned ro, co;
+                                          orient(trans, r, c, ro, co);
+                                          const unsigned p = ro * unsigned(d) + co;
+                                          Kokkos::atomic_fetch_or(&bits[p >> 5],
+                                                                  std::uint32_t(1) << (p & 31));
+                                        });
     };
     mark(classify.pool_a, w.ref_a, classify.trans_a, bits_a);
     mark(classify.pool_b, w.ref_b, classify.trans_b, bits_b);
@@ -758,10 +740,9 @@ struct AddPairs {
     warp::sync();  // the warp's previous pair has read its scratch
     const AddItem w = in(begin + k);
     {
-      const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
-      const std::int64_t n_a = w.ref_a ? na.count(d) : 0, n_b = w.ref_b ? nb.count(d) : 0;
-      if (n_a + n_b <= 2 * warp::size) {  // uniform over the warp
-        warp_sort(w, int(n_a), int(n_b), lane);
+      const PairLists<Slot> lists(classify, w);
+      if (lists.n_a + lists.n_b <= 2 * warp::size) {  // uniform over the warp
+        warp_sort(w, lists, lane);
         return;
       }
     }
@@ -806,31 +787,15 @@ struct AddPairs {
   /// every result entry its rank, and lanes write consecutive ranks. The bitmap method costs
   /// d^2 / 32 words of zeroing and scanning per pair whatever its size (512 at d = 128), which
   /// made small warp pairs (R-MAT's, a band's off-diagonal leaves) slow.
-  KOKKOS_INLINE_FUNCTION void warp_sort(const AddItem& w, int n_a, int n_b, int lane) const {
+  KOKKOS_INLINE_FUNCTION void warp_sort(const AddItem& w, const PairLists<Slot>& lists,
+                                        int lane) const {
     using warp = Warp<exec>;
-    const int d = 1 << log2d;
     constexpr std::uint32_t none = ~std::uint32_t(0);
-    const NodeView na{classify.pool_a, w.ref_a}, nb{classify.pool_b, w.ref_b};
-    const std::uint16_t* ca = w.ref_a ? na.coords() : nullptr;
-    const std::uint16_t* cb = w.ref_b ? nb.coords() : nullptr;
-    const Slot* sa = w.ref_a ? na.template slots<Slot>(n_a) : nullptr;
-    const Slot* sb = w.ref_b ? nb.template slots<Slot>(n_b) : nullptr;
-    auto key_at = [&](int e) -> std::uint32_t {
-      unsigned ro = 0, co = 0;
-      if (e < n_a) orient(classify.trans_a, coord_row(ca[e]), coord_col(ca[e]), ro, co);
-      else if (e - n_a < n_b)
-        orient(classify.trans_b, coord_row(cb[e - n_a]), coord_col(cb[e - n_a]), ro, co);
-      else return none;
-      return ((ro * unsigned(d) + co) << 7) | unsigned(e);
-    };
-    std::uint32_t x[2] = {key_at(lane), key_at(lane + 32)};  // elements lane and lane + 32
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    // elements lane and lane + 32
+    std::uint32_t x[2] = {lists.key(classify, lane, 7), lists.key(classify, lane + 32, 7)};
+    SPK_DEVICE_UNROLL
     for (int kk = 2; kk <= 64; kk <<= 1)
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+      SPK_DEVICE_UNROLL
       for (int j = kk >> 1; j > 0; j >>= 1) {
         if (j == 32) {  // partner in the same lane (kk = 64: ascending)
           const std::uint32_t lo = x[0] < x[1] ? x[0] : x[1];
@@ -838,9 +803,7 @@ struct AddPairs {
           x[0] = lo;
           continue;
         }
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+        SPK_DEVICE_UNROLL
         for (int h = 0; h < 2; ++h) {
           const bool ascending = kk == 64 || ((lane + 32 * h) & kk) == 0;
           const bool lower = (lane & j) == 0;
@@ -859,9 +822,7 @@ struct AddPairs {
     const std::uint32_t next[2] = {lane == warp::size - 1 ? first1 : down0,
                                    lane == warp::size - 1 ? none : down1};
     bool head[2];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    SPK_DEVICE_UNROLL
     for (int h = 0; h < 2; ++h) head[h] = x[h] != none && (x[h] >> 7) != (prev[h] >> 7);
     const unsigned b0 = warp::ballot(head[0]), b1 = warp::ballot(head[1]);
     const unsigned below = (1u << lane) - 1u;
@@ -873,25 +834,9 @@ struct AddPairs {
     off = warp::shfl(off, 0);
     if (off < 0) return;
     clear(off, n, lane, warp::size);
-    auto value = [&](std::uint32_t key) {
-      const int e = int(key & 127u);
-      return e < n_a ? sa[e] : sb[e - n_a];
-    };
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int h = 0; h < 2; ++h) {
-      if (!head[h]) continue;
-      const unsigned p = x[h] >> 7;
-      const unsigned r = p >> log2d, c = p & unsigned(d - 1);
-      if ((next[h] >> 7) == p) {
-        emit(off, n, rank[h], r, c, w, true, value(x[h]), true, value(next[h]));
-      } else {
-        const bool from_a = int(x[h] & 127u) < n_a;
-        const Slot v = value(x[h]);
-        emit(off, n, rank[h], r, c, w, from_a, v, !from_a, v);
-      }
-    }
+    SPK_DEVICE_UNROLL
+    for (int h = 0; h < 2; ++h)
+      if (head[h]) emit_key(off, n, rank[h], x[h], next[h], 7, lists, w);
   }
 
   /// A team per pair with a dense or a transposed side (or a sparse pair too large for the warp

@@ -118,7 +118,9 @@ KOKKOS_INLINE_FUNCTION LaneInfo lane_info(const Member& m, int lanes) {
 /// Calls f(r, c, slot) for the entries of node `nd` taken by lane `lane` of `stride` lanes:
 /// dense nodes by slot index (null / zero slots skipped), COO1/COO2 entry by entry, COO4 four
 /// entries per lane at a time (one 8-byte coordinate load, one vector load of four slots).
-template <class ExecSpace, class Slot, class F>
+/// Values = false: a sparse node's slots are not read (f gets Slot(0)), for callers that need
+/// the positions only.
+template <class ExecSpace, class Slot, bool Values = true, class F>
 KOKKOS_INLINE_FUNCTION void for_each_entry(const NodeView& nd, int log2d, int lane, int stride,
                                            F&& f) {
   const unsigned t = nd.type();
@@ -135,13 +137,15 @@ KOKKOS_INLINE_FUNCTION void for_each_entry(const NodeView& nd, int log2d, int la
   const std::uint16_t* co = nd.coords();
   const Slot* s = nd.slots<Slot>(n);
   if (t != coo4) {
-    for (std::int64_t e = lane; e < n; e += stride) f(coord_row(co[e]), coord_col(co[e]), s[e]);
+    for (std::int64_t e = lane; e < n; e += stride)
+      f(coord_row(co[e]), coord_col(co[e]), Values ? s[e] : Slot(0));
     return;
   }
   for (std::int64_t g = lane; 4 * g < n; g += stride) {
     const std::uint64_t packed = reinterpret_cast<const std::uint64_t*>(co)[g];
     Slot v[4];
-    Warp<ExecSpace>::template load<4>(s + 4 * g, v);
+    if constexpr (Values) Warp<ExecSpace>::template load<4>(s + 4 * g, v);
+    else for (int j = 0; j < 4; ++j) v[j] = Slot(0);
     const int m = n - 4 * g < 4 ? int(n - 4 * g) : 4;
     for (int j = 0; j < m; ++j) {
       const std::uint16_t p = std::uint16_t(packed >> (16 * j));

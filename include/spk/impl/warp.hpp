@@ -19,6 +19,14 @@
 
 #include <spk/impl/kokkos_compat.hpp>
 
+/// `#pragma unroll` in device code (nvcc's device pass), nothing elsewhere: loops over register
+/// arrays that must be unrolled for their indices to be compile-time constants.
+#if defined(__CUDA_ARCH__)
+#define SPK_DEVICE_UNROLL _Pragma("unroll")
+#else
+#define SPK_DEVICE_UNROLL
+#endif
+
 namespace spk {
 namespace impl {
 
